@@ -1,0 +1,38 @@
+"""The pure layers import nothing from the network or storage edges."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent / "fibsd"
+FORBIDDEN = ("twisted", "sqlite3", "socket", "fibsd.server", "fibsd.store", "random", "time")
+PURE = sorted(
+    [p for p in (ROOT / "rules").rglob("*.py")]
+    + [p for p in (ROOT / "wire").rglob("*.py")]
+    + [p for p in (ROOT / "rating.py",) if p.exists()]
+)
+
+
+def imported_modules(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("path", PURE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_pure_module_imports(path: Path) -> None:
+    bad = {
+        name
+        for name in imported_modules(path)
+        if any(name == f or name.startswith(f + ".") for f in FORBIDDEN)
+    }
+    assert not bad, f"{path} imports {sorted(bad)}"
+
+
+def test_there_are_pure_modules() -> None:
+    assert len(PURE) >= 2
