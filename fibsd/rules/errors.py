@@ -150,3 +150,23 @@ class InvalidResignation(GameStateError):
 
 class GameOver(GameStateError):
     pass
+
+
+class MustAnswerFirst(GameStateError):
+    """The opponent's double or resignation awaits this player's accept or reject;
+    ``offer`` names which (``DOUBLE`` or ``RESIGNATION``)."""
+
+    DOUBLE = "double"
+    RESIGNATION = "resignation"
+
+    def __init__(self, offer: str) -> None:
+        super().__init__(offer)
+        self.offer = offer
+
+
+class GameInProgress(GameStateError):
+    """A new game was asked for while the current one is still being played."""
+
+
+class MatchOver(GameStateError):
+    """The match has a winner; no further game can start."""
