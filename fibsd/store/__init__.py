@@ -1,14 +1,25 @@
 """Persistence behind one small interface.
 
 The server talks only to ``Store``; implementations (SQLite by default) keep records,
-not live objects.  Every method is synchronous and short; the server runs them on a
-single worker thread (``fibsd.server.dbthread``) so the reactor never waits on disk.
-Names are stored as typed; lookups are case-sensitive, while ``name_taken`` is not,
-so no two accounts differ only in case.
+not live objects.  Every method is synchronous, short and atomic: it either does all
+of its writing or none of it.  The server runs the methods on a single worker thread
+(``fibsd.server.dbthread``) so the reactor never waits on disk, and so one store is
+never used by two threads at once.
+
+Invariants every implementation keeps (``tests/store/test_contract.py`` checks them):
+
+* Names are stored as typed; lookups are case-sensitive, while ``name_taken`` (and the
+  unique index behind ``create_user``) is not, so no two accounts differ only in case.
+* Methods that write for a named user raise ``UnknownUser`` when there is no such
+  account; methods that only read return ``None`` or an empty list instead.
+* A new account starts at rating 1500.0 and experience 0, with no settings.
+* A saved match is keyed by its unordered pair of players: the record comes back with
+  ``player_a``/``player_b`` in sorted order, whichever order it was saved or asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -25,6 +36,10 @@ class UnknownUser(KeyError):
     """No account has this name."""
 
 
+INITIAL_RATING = 1500.0
+INITIAL_EXPERIENCE = 0
+
+
 @dataclass(frozen=True)
 class UserRecord:
     name: str
@@ -33,8 +48,8 @@ class UserRecord:
     last_login: int | None = None
     last_host: str | None = None
     last_logout: int | None = None
-    rating: float = 1500.0
-    experience: int = 0
+    rating: float = INITIAL_RATING
+    experience: int = INITIAL_EXPERIENCE
     address: str = ""  # the e-mail address set with `address`
     settings: dict[str, str] = field(default_factory=dict)  # toggles and `set` variables, as text
     gagged: tuple[str, ...] = ()
@@ -74,26 +89,78 @@ class FinishedMatch:
 
 class Store(Protocol):
     # users
-    def create_user(self, name: str, password_hash: str, created: int) -> UserRecord: ...
-    def get_user(self, name: str) -> UserRecord | None: ...
-    def name_taken(self, name: str) -> bool: ...
+    def create_user(self, name: str, password_hash: str, created: int) -> UserRecord:
+        """Add an account; raises ``NameTaken`` if the name exists in any case."""
+        ...
+
+    def get_user(self, name: str) -> UserRecord | None:
+        """The account with exactly this name, with its settings and lists."""
+        ...
+
+    def name_taken(self, name: str) -> bool:
+        """Whether an account has this name, ignoring case."""
+        ...
+
     def set_password_hash(self, name: str, password_hash: str) -> None: ...
     def record_login(self, name: str, when: int, host: str) -> None: ...
     def record_logout(self, name: str, when: int) -> None: ...
     def set_address(self, name: str, address: str) -> None: ...
-    def save_settings(self, name: str, settings: dict[str, str]) -> None: ...
-    def set_gagged(self, name: str, names: tuple[str, ...]) -> None: ...
-    def set_blinded(self, name: str, names: tuple[str, ...]) -> None: ...
+
+    def save_settings(self, name: str, settings: Mapping[str, str]) -> None:
+        """Store each given value; names not given keep their stored value."""
+        ...
+
+    def set_gagged(self, name: str, names: tuple[str, ...]) -> None:
+        """Replace the whole gag list; it comes back in the order given."""
+        ...
+
+    def set_blinded(self, name: str, names: tuple[str, ...]) -> None:
+        """Replace the whole blind list; it comes back in the order given."""
+        ...
+
     def set_rating(self, name: str, rating: float, experience: int) -> None: ...
-    def ratings(self) -> list[tuple[str, float, int]]: ...  # (name, rating, experience), best first
+
+    def ratings(self) -> list[tuple[str, float, int]]:
+        """Every account as (name, rating, experience): best rating first; ties by
+        more experience, then by name ignoring case."""
+        ...
+
     # stored messages
-    def store_message(self, message: StoredMessage) -> None: ...
-    def take_messages(self, recipient: str) -> list[StoredMessage]: ...  # oldest first, removed
+    def store_message(self, message: StoredMessage) -> None:
+        """Keep a message for its recipient (who must have an account)."""
+        ...
+
+    def take_messages(self, recipient: str) -> list[StoredMessage]:
+        """The recipient's stored messages, oldest first, removed from the store."""
+        ...
+
+    def count_messages(self, recipient: str) -> int:
+        """How many messages wait for the recipient (for the per-user limit)."""
+        ...
+
     # matches
-    def save_match(self, saved: SavedMatch) -> None: ...  # replaces any for the same pair
+    def save_match(self, saved: SavedMatch) -> None:
+        """Keep an unfinished match, replacing any saved for the same pair."""
+        ...
+
     def load_match(self, player_a: str, player_b: str) -> SavedMatch | None: ...
     def delete_saved_match(self, player_a: str, player_b: str) -> None: ...
-    def saved_matches(self, name: str) -> list[SavedMatch]: ...
-    def record_finished_match(self, match: FinishedMatch) -> None: ...
-    def finished_matches(self, name: str) -> list[FinishedMatch]: ...
+
+    def saved_matches(self, name: str) -> list[SavedMatch]:
+        """Every saved match ``name`` plays in, sorted by opponent name."""
+        ...
+
+    def record_finished_match(
+        self,
+        match: FinishedMatch,
+        new_ratings: Mapping[str, tuple[float, int]] | None = None,
+    ) -> None:
+        """Keep the result, drop the pair's saved match, and set each player in
+        ``new_ratings`` to its (rating, experience), all in one transaction."""
+        ...
+
+    def finished_matches(self, name: str) -> list[FinishedMatch]:
+        """Every finished match ``name`` played, oldest first."""
+        ...
+
     def close(self) -> None: ...
