@@ -170,3 +170,11 @@ class GameInProgress(GameStateError):
 
 class MatchOver(GameStateError):
     """The match has a winner; no further game can start."""
+
+
+class InvalidRecord(RulesError, ValueError):
+    """A saved match record that cannot be read or does not replay; ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
