@@ -1,0 +1,1 @@
+"""Text in, text out: FIBS/CLIP lines, ``board:`` strings and ASCII boards, with no I/O."""
