@@ -1,0 +1,132 @@
+"""The SQLite schema, as numbered migrations applied in order.
+
+Rule 1: a migration that has shipped is never edited; a schema change is a new
+function appended to ``MIGRATIONS``.
+Rule 2: migration N runs in the same transaction as the ``schema_version`` row that
+records it, so a database is always at exactly one known version.
+Version 0 is a database without the ``schema_version`` table (a new, empty file).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+class SchemaTooNew(Exception):
+    """The database was written by a newer fibsd than this one."""
+
+    def __init__(self, found: int, known: int) -> None:
+        super().__init__(f"database schema version {found} is newer than {known}")
+        self.found = found
+        self.known = known
+
+
+def migrate_1(conn: sqlite3.Connection) -> None:
+    """Accounts, their settings and lists, stored messages, saved and finished matches."""
+    for statement in (
+        """CREATE TABLE users (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            password_hash TEXT NOT NULL,
+            created INTEGER NOT NULL,
+            last_login INTEGER,
+            last_host TEXT,
+            last_logout INTEGER,
+            rating REAL NOT NULL DEFAULT 1500.0,
+            experience INTEGER NOT NULL DEFAULT 0,
+            address TEXT NOT NULL DEFAULT ''
+        )""",
+        "CREATE UNIQUE INDEX users_name_nocase ON users (name COLLATE NOCASE)",
+        "CREATE INDEX users_rating ON users (rating DESC, experience DESC)",
+        """CREATE TABLE settings (
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (user_id, name)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE user_lists (
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            kind TEXT NOT NULL CHECK (kind IN ('gag', 'blind')),
+            position INTEGER NOT NULL,
+            target TEXT NOT NULL,
+            PRIMARY KEY (user_id, kind, position)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            recipient_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            sender TEXT NOT NULL,
+            sent INTEGER NOT NULL,
+            text TEXT NOT NULL
+        )""",
+        "CREATE INDEX messages_recipient ON messages (recipient_id, sent, id)",
+        """CREATE TABLE saved_matches (
+            player_a TEXT NOT NULL REFERENCES users (name) ON DELETE CASCADE,
+            player_b TEXT NOT NULL REFERENCES users (name) ON DELETE CASCADE,
+            saved INTEGER NOT NULL,
+            record TEXT NOT NULL,
+            PRIMARY KEY (player_a, player_b),
+            CHECK (player_a <= player_b)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX saved_matches_b ON saved_matches (player_b)",
+        """CREATE TABLE finished_matches (
+            id INTEGER PRIMARY KEY,
+            winner TEXT NOT NULL,
+            loser TEXT NOT NULL,
+            length INTEGER NOT NULL,
+            winner_points INTEGER NOT NULL,
+            loser_points INTEGER NOT NULL,
+            finished INTEGER NOT NULL,
+            record TEXT NOT NULL,
+            winner_rating_change REAL NOT NULL,
+            loser_rating_change REAL NOT NULL
+        )""",
+        "CREATE INDEX finished_matches_winner ON finished_matches (winner, finished)",
+        "CREATE INDEX finished_matches_loser ON finished_matches (loser, finished)",
+    ):
+        conn.execute(statement)
+
+
+MIGRATIONS: tuple[Migration, ...] = (migrate_1,)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The highest migration recorded, 0 for a database without the table."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if exists is None:
+        return 0
+    (version,) = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
+    return int(version)
+
+
+def upgrade(conn: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """Apply the migrations the database lacks, each in its own transaction.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``), so that the
+    transactions here are the only ones.  Returns the version reached.
+    """
+    version = schema_version(conn)
+    if version > len(migrations):
+        raise SchemaTooNew(version, len(migrations))
+    for number, migration in enumerate(migrations[version:], start=version + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version ("
+                "version INTEGER PRIMARY KEY, applied INTEGER NOT NULL)"
+            )
+            migration(conn)
+            conn.execute(
+                "INSERT INTO schema_version (version, applied) VALUES (?, ?)",
+                (number, int(time.time())),
+            )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    return len(migrations)

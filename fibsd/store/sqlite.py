@@ -1,0 +1,304 @@
+"""The default ``Store``: one SQLite file, standard library only.
+
+Each public method is one short transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``,
+rolled back on any exception), so a failure half-way leaves nothing half-written.
+The connection is opened with ``check_same_thread=False`` because it is created on
+the main thread and then used by the single database worker thread; never by two
+threads at once.  Files use WAL journaling with ``synchronous=NORMAL``: a commit
+survives a crash of the process, and readers (an operator's ``sqlite3`` shell) do not
+block the server.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from fibsd.store import (
+    FinishedMatch,
+    NameTaken,
+    SavedMatch,
+    StoredMessage,
+    UnknownUser,
+    UserRecord,
+)
+from fibsd.store.migrations import upgrade
+
+_BUSY_TIMEOUT_MS = 5000
+
+_USER_COLUMNS = (
+    "id, name, password_hash, created, last_login, last_host, last_logout,"
+    " rating, experience, address"
+)
+_MATCH_COLUMNS = (
+    "winner, loser, length, winner_points, loser_points, finished, record,"
+    " winner_rating_change, loser_rating_change"
+)
+
+
+def _pair(player_a: str, player_b: str) -> tuple[str, str]:
+    first, second = sorted((player_a, player_b))
+    return first, second
+
+
+class SQLiteStore:
+    """``Store`` on SQLite; ``path`` may be ``":memory:"`` for a private database."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._conn = sqlite3.connect(
+            str(path), isolation_level=None, check_same_thread=False
+        )
+        self._conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        if str(path) != ":memory:":
+            self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            upgrade(self._conn)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    @contextmanager
+    def _transaction(self, write: bool = True) -> Iterator[sqlite3.Cursor]:
+        """One transaction; a writer takes the write lock at once (IMMEDIATE) so
+        it never fails half-way for want of it, a reader gets a stable snapshot."""
+        cursor = self._conn.cursor()
+        cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        try:
+            yield cursor
+        except BaseException:
+            cursor.execute("ROLLBACK")
+            raise
+        cursor.execute("COMMIT")
+
+    @staticmethod
+    def _user_id(cursor: sqlite3.Cursor, name: str) -> int:
+        row = cursor.execute("SELECT id FROM users WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise UnknownUser(name)
+        return int(row[0])
+
+    # users
+
+    def create_user(self, name: str, password_hash: str, created: int) -> UserRecord:
+        with self._transaction() as cursor:
+            try:
+                cursor.execute(
+                    "INSERT INTO users (name, password_hash, created) VALUES (?, ?, ?)",
+                    (name, password_hash, created),
+                )
+            except sqlite3.IntegrityError as error:
+                raise NameTaken(name) from error
+        return UserRecord(name=name, password_hash=password_hash, created=created)
+
+    def get_user(self, name: str) -> UserRecord | None:
+        with self._transaction(write=False) as cursor:
+            row = cursor.execute(
+                f"SELECT {_USER_COLUMNS} FROM users WHERE name = ?", (name,)
+            ).fetchone()
+            if row is None:
+                return None
+            user_id = row[0]
+            settings = dict(
+                cursor.execute(
+                    "SELECT name, value FROM settings WHERE user_id = ? ORDER BY name",
+                    (user_id,),
+                ).fetchall()
+            )
+            lists: dict[str, list[str]] = {"gag": [], "blind": []}
+            for kind, target in cursor.execute(
+                "SELECT kind, target FROM user_lists WHERE user_id = ?"
+                " ORDER BY kind, position",
+                (user_id,),
+            ):
+                lists[kind].append(target)
+        return UserRecord(
+            name=row[1],
+            password_hash=row[2],
+            created=row[3],
+            last_login=row[4],
+            last_host=row[5],
+            last_logout=row[6],
+            rating=row[7],
+            experience=row[8],
+            address=row[9],
+            settings=settings,
+            gagged=tuple(lists["gag"]),
+            blinded=tuple(lists["blind"]),
+        )
+
+    def name_taken(self, name: str) -> bool:
+        row = self._conn.execute(
+            "SELECT 1 FROM users WHERE name = ? COLLATE NOCASE", (name,)
+        ).fetchone()
+        return row is not None
+
+    def _update_user(self, name: str, assignments: str, values: tuple[object, ...]) -> None:
+        """Run ``UPDATE users SET <assignments>`` for one user; ``assignments`` is
+        always a literal from this module, never user input."""
+        with self._transaction() as cursor:
+            cursor.execute(f"UPDATE users SET {assignments} WHERE name = ?", (*values, name))
+            if cursor.rowcount == 0:
+                raise UnknownUser(name)
+
+    def set_password_hash(self, name: str, password_hash: str) -> None:
+        self._update_user(name, "password_hash = ?", (password_hash,))
+
+    def record_login(self, name: str, when: int, host: str) -> None:
+        self._update_user(name, "last_login = ?, last_host = ?", (when, host))
+
+    def record_logout(self, name: str, when: int) -> None:
+        self._update_user(name, "last_logout = ?", (when,))
+
+    def set_address(self, name: str, address: str) -> None:
+        self._update_user(name, "address = ?", (address,))
+
+    def set_rating(self, name: str, rating: float, experience: int) -> None:
+        self._update_user(name, "rating = ?, experience = ?", (rating, experience))
+
+    def save_settings(self, name: str, settings: Mapping[str, str]) -> None:
+        with self._transaction() as cursor:
+            user_id = self._user_id(cursor, name)
+            cursor.executemany(
+                "INSERT INTO settings (user_id, name, value) VALUES (?, ?, ?)"
+                " ON CONFLICT (user_id, name) DO UPDATE SET value = excluded.value",
+                [(user_id, key, value) for key, value in settings.items()],
+            )
+
+    def _set_list(self, name: str, kind: str, names: tuple[str, ...]) -> None:
+        with self._transaction() as cursor:
+            user_id = self._user_id(cursor, name)
+            cursor.execute(
+                "DELETE FROM user_lists WHERE user_id = ? AND kind = ?", (user_id, kind)
+            )
+            cursor.executemany(
+                "INSERT INTO user_lists (user_id, kind, position, target) VALUES (?, ?, ?, ?)",
+                [(user_id, kind, position, target) for position, target in enumerate(names)],
+            )
+
+    def set_gagged(self, name: str, names: tuple[str, ...]) -> None:
+        self._set_list(name, "gag", names)
+
+    def set_blinded(self, name: str, names: tuple[str, ...]) -> None:
+        self._set_list(name, "blind", names)
+
+    def ratings(self) -> list[tuple[str, float, int]]:
+        rows = self._conn.execute(
+            "SELECT name, rating, experience FROM users"
+            " ORDER BY rating DESC, experience DESC, name COLLATE NOCASE, name"
+        ).fetchall()
+        return [(name, rating, experience) for name, rating, experience in rows]
+
+    # stored messages
+
+    def store_message(self, message: StoredMessage) -> None:
+        with self._transaction() as cursor:
+            recipient_id = self._user_id(cursor, message.recipient)
+            cursor.execute(
+                "INSERT INTO messages (recipient_id, sender, sent, text) VALUES (?, ?, ?, ?)",
+                (recipient_id, message.sender, message.sent, message.text),
+            )
+
+    def take_messages(self, recipient: str) -> list[StoredMessage]:
+        with self._transaction() as cursor:
+            rows = cursor.execute(
+                "SELECT m.id, m.sender, m.sent, m.text FROM messages AS m"
+                " JOIN users AS u ON u.id = m.recipient_id"
+                " WHERE u.name = ? ORDER BY m.sent, m.id",
+                (recipient,),
+            ).fetchall()
+            cursor.executemany("DELETE FROM messages WHERE id = ?", [(row[0],) for row in rows])
+        return [StoredMessage(sender, recipient, sent, text) for _, sender, sent, text in rows]
+
+    def count_messages(self, recipient: str) -> int:
+        (count,) = self._conn.execute(
+            "SELECT count(*) FROM messages AS m JOIN users AS u ON u.id = m.recipient_id"
+            " WHERE u.name = ?",
+            (recipient,),
+        ).fetchone()
+        return int(count)
+
+    # matches
+
+    def save_match(self, saved: SavedMatch) -> None:
+        player_a, player_b = _pair(saved.player_a, saved.player_b)
+        with self._transaction() as cursor:
+            for player in (player_a, player_b):
+                self._user_id(cursor, player)
+            cursor.execute(
+                "INSERT INTO saved_matches (player_a, player_b, saved, record)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (player_a, player_b)"
+                " DO UPDATE SET saved = excluded.saved, record = excluded.record",
+                (player_a, player_b, saved.saved, saved.record),
+            )
+
+    def load_match(self, player_a: str, player_b: str) -> SavedMatch | None:
+        row = self._conn.execute(
+            "SELECT player_a, player_b, saved, record FROM saved_matches"
+            " WHERE player_a = ? AND player_b = ?",
+            _pair(player_a, player_b),
+        ).fetchone()
+        return None if row is None else SavedMatch(*row)
+
+    def delete_saved_match(self, player_a: str, player_b: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM saved_matches WHERE player_a = ? AND player_b = ?",
+                _pair(player_a, player_b),
+            )
+
+    def saved_matches(self, name: str) -> list[SavedMatch]:
+        rows = self._conn.execute(
+            "SELECT player_a, player_b, saved, record FROM saved_matches"
+            " WHERE player_a = ? OR player_b = ?",
+            (name, name),
+        ).fetchall()
+        matches = [SavedMatch(*row) for row in rows]
+        return sorted(matches, key=lambda m: m.player_b if m.player_a == name else m.player_a)
+
+    def record_finished_match(
+        self,
+        match: FinishedMatch,
+        new_ratings: Mapping[str, tuple[float, int]] | None = None,
+    ) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                f"INSERT INTO finished_matches ({_MATCH_COLUMNS})"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    match.winner,
+                    match.loser,
+                    match.length,
+                    match.winner_points,
+                    match.loser_points,
+                    match.finished,
+                    match.record,
+                    match.winner_rating_change,
+                    match.loser_rating_change,
+                ),
+            )
+            cursor.execute(
+                "DELETE FROM saved_matches WHERE player_a = ? AND player_b = ?",
+                _pair(match.winner, match.loser),
+            )
+            for name, (rating, experience) in (new_ratings or {}).items():
+                cursor.execute(
+                    "UPDATE users SET rating = ?, experience = ? WHERE name = ?",
+                    (rating, experience, name),
+                )
+                if cursor.rowcount == 0:
+                    raise UnknownUser(name)
+
+    def finished_matches(self, name: str) -> list[FinishedMatch]:
+        rows = self._conn.execute(
+            f"SELECT {_MATCH_COLUMNS} FROM finished_matches"
+            " WHERE winner = ? OR loser = ? ORDER BY finished, id",
+            (name, name),
+        ).fetchall()
+        return [FinishedMatch(*row) for row in rows]
+
+    def close(self) -> None:
+        self._conn.close()

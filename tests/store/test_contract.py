@@ -1,0 +1,336 @@
+"""The behaviour every ``Store`` implementation promises, run against each of them.
+
+Nothing here may depend on how a backend stores things: only the ``Store`` methods
+are used.  A new backend joins by adding one ``Backend`` line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from fibsd.store import (
+    FinishedMatch,
+    NameTaken,
+    SavedMatch,
+    Store,
+    StoredMessage,
+    UnknownUser,
+    UserRecord,
+)
+from fibsd.store.sqlite import SQLiteStore
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    open: Callable[[Path], Store]  # given a directory of its own
+    persistent: bool
+
+
+BACKENDS = [
+    Backend("sqlite-file", lambda directory: SQLiteStore(directory / "fibsd.sqlite"), True),
+    Backend("sqlite-memory", lambda directory: SQLiteStore(":memory:"), False),
+]
+PERSISTENT = [backend for backend in BACKENDS if backend.persistent]
+
+
+@pytest.fixture(params=BACKENDS, ids=lambda backend: backend.name)
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    opened = request.param.open(tmp_path)
+    yield opened
+    opened.close()
+
+
+def with_users(store: Store, *names: str) -> Store:
+    for created, name in enumerate(names, start=1000):
+        store.create_user(name, f"hash-of-{name}", created)
+    return store
+
+
+def finished(winner: str, loser: str, when: int, **changes: float) -> FinishedMatch:
+    return FinishedMatch(winner, loser, 5, 5, 2, when, f"record {when}", **changes)
+
+
+# users
+
+
+def test_create_user_returns_a_fresh_record(any_store: Store) -> None:
+    record = any_store.create_user("alice", "h1", 1234)
+    assert record == UserRecord(name="alice", password_hash="h1", created=1234)
+    assert (record.rating, record.experience) == (1500.0, 0)
+
+
+def test_get_user_returns_the_stored_record(any_store: Store) -> None:
+    any_store.create_user("Alice", "h1", 1234)
+    assert any_store.get_user("Alice") == UserRecord(
+        name="Alice", password_hash="h1", created=1234
+    )
+
+
+def test_get_user_is_case_sensitive(any_store: Store) -> None:
+    any_store.create_user("Alice", "h1", 1234)
+    assert any_store.get_user("alice") is None
+    assert any_store.get_user("bob") is None
+
+
+def test_name_taken_ignores_case(any_store: Store) -> None:
+    any_store.create_user("Alice", "h1", 1234)
+    assert any_store.name_taken("Alice")
+    assert any_store.name_taken("alice")
+    assert any_store.name_taken("ALICE")
+    assert not any_store.name_taken("Alic")
+
+
+def test_create_user_refuses_a_name_differing_only_in_case(any_store: Store) -> None:
+    any_store.create_user("Alice", "h1", 1234)
+    with pytest.raises(NameTaken) as caught:
+        any_store.create_user("aLICE", "h2", 1235)
+    assert caught.value.name == "aLICE"
+    assert any_store.get_user("aLICE") is None
+    assert [name for name, _, _ in any_store.ratings()] == ["Alice"]
+
+
+def test_set_password_hash(any_store: Store) -> None:
+    with_users(any_store, "alice")
+    any_store.set_password_hash("alice", "new-hash")
+    user = any_store.get_user("alice")
+    assert user is not None and user.password_hash == "new-hash"
+
+
+def test_record_login_and_logout(any_store: Store) -> None:
+    with_users(any_store, "alice")
+    any_store.record_login("alice", 2000, "host.example.net")
+    any_store.record_logout("alice", 2100)
+    any_store.record_login("alice", 3000, "192.0.2.7")
+    user = any_store.get_user("alice")
+    assert user is not None
+    assert (user.last_login, user.last_host, user.last_logout) == (3000, "192.0.2.7", 2100)
+
+
+def test_set_address(any_store: Store) -> None:
+    with_users(any_store, "alice")
+    any_store.set_address("alice", "alice@example.com")
+    user = any_store.get_user("alice")
+    assert user is not None and user.address == "alice@example.com"
+
+
+def test_save_settings_merges_with_stored_values(any_store: Store) -> None:
+    with_users(any_store, "alice")
+    any_store.save_settings("alice", {"boardstyle": "3", "ready": "0"})
+    any_store.save_settings("alice", {"ready": "1", "timezone": "Europe/Sofia"})
+    user = any_store.get_user("alice")
+    assert user is not None
+    assert user.settings == {"boardstyle": "3", "ready": "1", "timezone": "Europe/Sofia"}
+
+
+def test_settings_belong_to_one_user(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob")
+    any_store.save_settings("alice", {"ready": "1"})
+    bob = any_store.get_user("bob")
+    assert bob is not None and bob.settings == {}
+
+
+def test_gag_and_blind_lists_replace_and_keep_order(any_store: Store) -> None:
+    with_users(any_store, "alice")
+    any_store.set_gagged("alice", ("zed", "bob"))
+    any_store.set_blinded("alice", ("carol",))
+    any_store.set_gagged("alice", ("zed", "dave", "bob"))
+    user = any_store.get_user("alice")
+    assert user is not None
+    assert (user.gagged, user.blinded) == (("zed", "dave", "bob"), ("carol",))
+    any_store.set_blinded("alice", ())
+    user = any_store.get_user("alice")
+    assert user is not None
+    assert (user.gagged, user.blinded) == (("zed", "dave", "bob"), ())
+
+
+def test_set_rating(any_store: Store) -> None:
+    with_users(any_store, "alice")
+    any_store.set_rating("alice", 1612.4, 834)
+    user = any_store.get_user("alice")
+    assert user is not None and (user.rating, user.experience) == (1612.4, 834)
+
+
+def test_ratings_best_first(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob", "carol", "dave", "Eve")
+    any_store.set_rating("alice", 1612.4, 834)
+    any_store.set_rating("bob", 2160.34, 10)
+    any_store.set_rating("carol", 1612.4, 900)
+    assert any_store.ratings() == [
+        ("bob", 2160.34, 10),
+        ("carol", 1612.4, 900),
+        ("alice", 1612.4, 834),
+        ("dave", 1500.0, 0),
+        ("Eve", 1500.0, 0),
+    ]
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda s: s.set_password_hash("ghost", "h"),
+        lambda s: s.record_login("ghost", 1, "host"),
+        lambda s: s.record_logout("ghost", 1),
+        lambda s: s.set_address("ghost", "a@example.com"),
+        lambda s: s.save_settings("ghost", {"ready": "1"}),
+        lambda s: s.set_gagged("ghost", ("alice",)),
+        lambda s: s.set_blinded("ghost", ("alice",)),
+        lambda s: s.set_rating("ghost", 1500.0, 0),
+        lambda s: s.store_message(StoredMessage("alice", "ghost", 1, "hi")),
+        lambda s: s.save_match(SavedMatch("alice", "ghost", 1, "r")),
+        lambda s: s.record_finished_match(finished("alice", "ghost", 1), {"ghost": (1.0, 1)}),
+        lambda s: s.set_password_hash("Alice", "h"),  # lookups are case-sensitive
+    ],
+)
+def test_writes_for_an_unknown_user_raise(
+    any_store: Store, write: Callable[[Store], None]
+) -> None:
+    with_users(any_store, "alice")
+    with pytest.raises(UnknownUser):
+        write(any_store)
+    assert any_store.get_user("alice") == UserRecord("alice", "hash-of-alice", 1000)
+    assert any_store.finished_matches("alice") == []
+    assert any_store.saved_matches("alice") == []
+
+
+# stored messages
+
+
+def test_messages_come_oldest_first_and_are_removed(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob", "carol")
+    late = StoredMessage("carol", "alice", 3000, "second")
+    early = StoredMessage("bob", "alice", 2000, "first")
+    same_time = StoredMessage("bob", "alice", 3000, "third: same second, stored later")
+    for message in (late, early, same_time):
+        any_store.store_message(message)
+    any_store.store_message(StoredMessage("alice", "bob", 2500, "for bob"))
+    assert any_store.count_messages("alice") == 3
+    assert any_store.take_messages("alice") == [early, late, same_time]
+    assert any_store.take_messages("alice") == []
+    assert any_store.count_messages("alice") == 0
+    assert any_store.take_messages("bob") == [StoredMessage("alice", "bob", 2500, "for bob")]
+
+
+def test_messages_for_nobody(any_store: Store) -> None:
+    assert any_store.take_messages("ghost") == []
+    assert any_store.count_messages("ghost") == 0
+
+
+# saved matches
+
+
+def test_save_and_load_a_match_in_either_order(any_store: Store) -> None:
+    with_users(any_store, "bob", "alice")
+    any_store.save_match(SavedMatch("bob", "alice", 5000, "match record"))
+    expected = SavedMatch("alice", "bob", 5000, "match record")
+    assert any_store.load_match("bob", "alice") == expected
+    assert any_store.load_match("alice", "bob") == expected
+
+
+def test_save_match_replaces_the_pairs_match(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob")
+    any_store.save_match(SavedMatch("alice", "bob", 5000, "old"))
+    any_store.save_match(SavedMatch("bob", "alice", 6000, "new"))
+    assert any_store.saved_matches("alice") == [SavedMatch("alice", "bob", 6000, "new")]
+
+
+def test_load_missing_match(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob")
+    assert any_store.load_match("alice", "bob") is None
+
+
+def test_delete_saved_match_in_either_order(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob", "carol")
+    any_store.save_match(SavedMatch("alice", "bob", 5000, "ab"))
+    any_store.save_match(SavedMatch("alice", "carol", 5000, "ac"))
+    any_store.delete_saved_match("bob", "alice")
+    assert any_store.load_match("alice", "bob") is None
+    assert any_store.load_match("alice", "carol") == SavedMatch("alice", "carol", 5000, "ac")
+    any_store.delete_saved_match("bob", "alice")  # nothing left to delete: no error
+
+
+def test_saved_matches_lists_each_players_matches_by_opponent(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob", "carol", "dave")
+    any_store.save_match(SavedMatch("carol", "dave", 1, "cd"))
+    any_store.save_match(SavedMatch("carol", "alice", 2, "ac"))
+    any_store.save_match(SavedMatch("bob", "carol", 3, "bc"))
+    assert any_store.saved_matches("carol") == [
+        SavedMatch("alice", "carol", 2, "ac"),
+        SavedMatch("bob", "carol", 3, "bc"),
+        SavedMatch("carol", "dave", 1, "cd"),
+    ]
+    assert any_store.saved_matches("dave") == [SavedMatch("carol", "dave", 1, "cd")]
+    assert any_store.saved_matches("ghost") == []
+
+
+# finished matches
+
+
+def test_finished_matches_oldest_first_for_winner_and_loser(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob", "carol")
+    second = finished("bob", "alice", 7000, winner_rating_change=3.25, loser_rating_change=-3.25)
+    first = finished("alice", "bob", 6000)
+    other = finished("carol", "bob", 6500)
+    for match in (second, first, other):
+        any_store.record_finished_match(match)
+    assert any_store.finished_matches("alice") == [first, second]
+    assert any_store.finished_matches("bob") == [first, other, second]
+    assert any_store.finished_matches("dave") == []
+
+
+def test_finishing_a_match_sets_ratings_and_drops_the_saved_match(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob", "carol")
+    any_store.save_match(SavedMatch("alice", "bob", 5000, "in play"))
+    any_store.save_match(SavedMatch("alice", "carol", 5000, "other"))
+    match = finished("bob", "alice", 7000, winner_rating_change=4.5, loser_rating_change=-4.5)
+    any_store.record_finished_match(match, {"bob": (1504.5, 5), "alice": (1495.5, 5)})
+    assert any_store.finished_matches("bob") == [match]
+    assert any_store.load_match("alice", "bob") is None
+    assert any_store.saved_matches("alice") == [SavedMatch("alice", "carol", 5000, "other")]
+    assert any_store.ratings() == [("bob", 1504.5, 5), ("carol", 1500.0, 0), ("alice", 1495.5, 5)]
+
+
+# persistence
+
+
+@pytest.mark.parametrize("backend", PERSISTENT, ids=lambda backend: backend.name)
+def test_everything_survives_close_and_reopen(backend: Backend, tmp_path: Path) -> None:
+    store = with_users(backend.open(tmp_path), "alice", "bob")
+    store.record_login("alice", 2000, "host.example.net")
+    store.set_address("alice", "alice@example.com")
+    store.save_settings("alice", {"boardstyle": "3"})
+    store.set_gagged("alice", ("bob",))
+    store.set_blinded("alice", ("carol",))
+    store.set_rating("alice", 1523.95, 13)
+    store.store_message(StoredMessage("bob", "alice", 2500, "see you"))
+    store.record_finished_match(finished("alice", "bob", 2900))
+    store.save_match(SavedMatch("alice", "bob", 3000, "unfinished"))
+    before = store.get_user("alice")
+    store.close()
+
+    store = backend.open(tmp_path)
+    try:
+        assert store.get_user("alice") == before
+        assert before == UserRecord(
+            name="alice",
+            password_hash="hash-of-alice",
+            created=1000,
+            last_login=2000,
+            last_host="host.example.net",
+            rating=1523.95,
+            experience=13,
+            address="alice@example.com",
+            settings={"boardstyle": "3"},
+            gagged=("bob",),
+            blinded=("carol",),
+        )
+        assert store.take_messages("alice") == [StoredMessage("bob", "alice", 2500, "see you")]
+        assert store.load_match("bob", "alice") == SavedMatch("alice", "bob", 3000, "unfinished")
+        assert store.finished_matches("bob") == [finished("alice", "bob", 2900)]
+        assert store.name_taken("BOB")
+    finally:
+        store.close()
