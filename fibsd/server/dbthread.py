@@ -1,0 +1,128 @@
+"""Run every ``Store`` call on one dedicated worker thread.
+
+Why one thread: the store's methods block on disk, so they must stay off the
+reactor thread; and with a single worker the calls run exactly in the order they
+were made (a ``record_login`` issued before a ``get_user`` is seen by it), and the
+store's connection is never used by two threads at once.
+
+Usage, from reactor code::
+
+    db = DatabaseThread(SQLiteStore(path))
+    db.start()                      # or db.setServiceParent(app)
+    user = await db.get_user("alice")           # any Store method, as a Deferred
+    taken = await db.call("name_taken", "bob")  # the same, by name
+    await db.stop()                 # finishes queued calls, then closes the store
+
+``stop`` runs after everything already queued, so nothing is left half-written at
+shutdown; calls made after it fail with ``DatabaseStopped``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from twisted.application.service import Service
+from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.interfaces import IReactorFromThreads
+from twisted.internet.threads import deferToThreadPool
+from twisted.python.failure import Failure
+from twisted.python.threadpool import ThreadPool
+
+from fibsd.store import Store
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+STORE_METHODS = frozenset(
+    name for name in vars(Store) if not name.startswith("_") and name != "close"
+)
+
+
+class DatabaseStopped(Exception):
+    """A store call was made after the database thread was told to stop."""
+
+
+class DatabaseThread(Service):
+    """Owns one ``Store`` and runs each call to it, in order, on its own thread.
+
+    Every ``Store`` method except ``close`` is available as an attribute that
+    takes the same arguments and returns a ``Deferred`` of the result (or of the
+    exception the store raised, such as ``NameTaken``).
+    """
+
+    def __init__(self, store: Store, reactor: IReactorFromThreads | None = None) -> None:
+        if reactor is None:
+            from twisted.internet import reactor as global_reactor
+
+            reactor = global_reactor  # type: ignore[assignment]
+        self._store = store
+        self._reactor: IReactorFromThreads = reactor  # type: ignore[assignment]
+        self._pool = ThreadPool(minthreads=1, maxthreads=1, name="fibsd-database")
+        self._stopping = False
+        self._finished = False
+        self._waiters: list[Deferred[None]] = []
+
+    def start(self) -> None:
+        """Start the worker; calls made before this wait in the queue."""
+        self._pool.start()
+
+    def run(
+        self,
+        function: Callable[Concatenate[Store, P], T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> Deferred[T]:
+        """Call ``function(store, *args, **kwargs)`` on the worker thread."""
+        if self._stopping:
+            return fail(DatabaseStopped())
+        return deferToThreadPool(
+            self._reactor, self._pool, function, self._store, *args, **kwargs
+        )
+
+    def call(self, method: str, *args: Any, **kwargs: Any) -> Deferred[Any]:
+        """Call the store method named ``method`` on the worker thread."""
+        if method not in STORE_METHODS:
+            raise AttributeError(method)
+        return self.run(lambda store: getattr(store, method)(*args, **kwargs))
+
+    def __getattr__(self, method: str) -> Callable[..., Deferred[Any]]:
+        if method not in STORE_METHODS:
+            raise AttributeError(method)
+        return lambda *args, **kwargs: self.call(method, *args, **kwargs)
+
+    def stop(self) -> Deferred[None]:
+        """Let queued calls finish, close the store, end the thread.
+
+        Fires once the store is closed (with the error if closing failed); a
+        second call waits for the same end.
+        """
+        if self._finished:
+            return succeed(None)
+        waiter: Deferred[None] = Deferred()
+        self._waiters.append(waiter)
+        if not self._stopping:
+            self._stopping = True
+            closing = deferToThreadPool(self._reactor, self._pool, self._store.close)
+            closing.addBoth(self._finish)
+        return waiter
+
+    def _finish(self, result: None | Failure) -> None:
+        self._pool.stop()  # the worker is idle now: this join is immediate
+        self._finished = True
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if isinstance(result, Failure):
+                waiter.errback(result)
+            else:
+                waiter.callback(None)
+
+    # twisted.application.service.IService
+
+    def startService(self) -> None:
+        super().startService()
+        self.start()
+
+    def stopService(self) -> Deferred[None]:
+        super().stopService()
+        return self.stop()
