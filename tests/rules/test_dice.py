@@ -1,0 +1,79 @@
+"""Dice sources: scripted dice behave exactly; the system dice are fair."""
+
+import math
+from collections import Counter
+
+import pytest
+
+from fibsd.rules.dice import DiceExhausted, ScriptedDice, SystemDice
+
+
+def test_scripted_dice_hand_out_rolls_in_order() -> None:
+    dice = ScriptedDice([(3, 1), (6, 6), (1, 2)])
+    assert dice.remaining == 3
+    assert [dice.roll(), dice.roll()] == [(3, 1), (6, 6)]
+    assert dice.remaining == 1
+    assert repr(dice) == "ScriptedDice([(1, 2)])"
+    assert dice.roll() == (1, 2)
+    assert dice.remaining == 0
+
+
+def test_scripted_dice_raise_when_exhausted() -> None:
+    dice = ScriptedDice([(5, 2)])
+    dice.roll()
+    with pytest.raises(DiceExhausted) as caught:
+        dice.roll()
+    assert caught.value.used == 1
+    assert str(caught.value) == "all 1 scripted rolls are used up"
+
+
+def test_scripted_dice_accept_any_iterable_of_pairs() -> None:
+    dice = ScriptedDice(iter([[4, 4]]))
+    assert dice.roll() == (4, 4)
+
+
+@pytest.mark.parametrize("bad", [(0, 1), (1, 7), (1,), (1, 2, 3), ("1", 2), (1.0, 2), (True, 2)])
+def test_scripted_dice_refuse_anything_but_two_dice(bad: tuple[object, ...]) -> None:
+    with pytest.raises(ValueError):
+        ScriptedDice([(1, 1), bad])  # type: ignore[list-item]
+
+
+def chi_square_survival(statistic: float, dof: int) -> float:
+    """P(X >= statistic) for X ~ chi-square(dof): 1 - P(dof/2, statistic/2), with the
+    regularised lower incomplete gamma function P summed as its power series."""
+    s = dof / 2
+    x = statistic / 2
+    term = 1.0 / s
+    total = term
+    n = 1
+    while term > total * 1e-17:
+        term *= x / (s + n)
+        total += term
+        n += 1
+    lower = math.exp(s * math.log(x) - x - math.lgamma(s)) * total
+    return 1.0 - lower
+
+
+def test_chi_square_survival_matches_tables() -> None:
+    # Critical values from standard chi-square tables.
+    assert chi_square_survival(66.619, 35) == pytest.approx(0.001, rel=1e-3)
+    assert chi_square_survival(49.802, 35) == pytest.approx(0.05, rel=1e-3)
+    assert chi_square_survival(3.841, 1) == pytest.approx(0.05, rel=1e-3)
+
+
+def test_system_dice_are_fair() -> None:
+    """36,000 rolls: every ordered outcome occurs, and a chi-square test over the 36
+    outcomes (35 degrees of freedom) does not reject fairness at p = 0.001.  A fair source
+    fails this one time in a thousand."""
+    rolls = 36_000
+    dice = SystemDice()
+    counts = Counter(dice.roll() for _ in range(rolls))
+    outcomes = {(a, b) for a in range(1, 7) for b in range(1, 7)}
+    assert set(counts) == outcomes
+    expected = rolls / 36
+    statistic = sum((counts[o] - expected) ** 2 / expected for o in outcomes)
+    assert chi_square_survival(statistic, 35) > 0.001, (statistic, counts)
+
+
+def test_system_dice_repr() -> None:
+    assert repr(SystemDice()) == "SystemDice()"
