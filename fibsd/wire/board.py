@@ -231,8 +231,6 @@ def consistency_problems(view: BoardView) -> list[str]:
             problems.append(f"{who} dice {dice} are not a roll")
         elif dice != (0, 0) and view.turn != c:
             problems.append(f"{who} has dice but turn is {view.turn}")
-    if view.player == YOU and view.opponent == YOU:
-        problems.append("both names are 'You'")
     if view.opponent == YOU:
         problems.append("'You' is only ever the first name")
     return problems
