@@ -44,9 +44,15 @@ def _pair(player_a: str, player_b: str) -> tuple[str, str]:
 
 
 class SQLiteStore:
-    """``Store`` on SQLite; ``path`` may be ``":memory:"`` for a private database."""
+    """``Store`` on SQLite; ``path`` may be ``":memory:"`` for a private database.
+
+    A file's directory is created if missing, so a fresh checkout starts with no
+    setup step.
+    """
 
     def __init__(self, path: str | Path) -> None:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(
             str(path), isolation_level=None, check_same_thread=False
         )

@@ -33,6 +33,12 @@ def test_file_store_uses_wal_and_records_its_version(store: SQLiteStore, tmp_pat
     conn.close()
 
 
+def test_the_files_directory_is_made(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "site" / "fibsd.sqlite"
+    SQLiteStore(path).close()
+    assert path.is_file()
+
+
 def test_connection_pragmas(store: SQLiteStore) -> None:
     conn = store._conn
     assert conn.execute("PRAGMA foreign_keys").fetchone() == (1,)

@@ -1,0 +1,148 @@
+"""Loading settings: defaults, the shipped file, overrides, paths and errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fibsd.config import (
+    AccountDefaults,
+    ConfigError,
+    Limits,
+    PasswordCost,
+    Settings,
+    load_settings,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def write(directory: Path, text: str) -> Path:
+    path = directory / "site.toml"
+    path.write_text(text)
+    return path
+
+
+def test_defaults_resolve_paths_against_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert load_settings(None, {}) == Settings(
+        database=tmp_path / "data" / "fibsd.sqlite",
+        motd=tmp_path / "config" / "motd.txt",
+        help_dir=tmp_path / "config" / "help",
+    )
+
+
+def test_default_values() -> None:
+    settings = load_settings(None, {})
+    assert (settings.interface, settings.port, settings.idle_timeout) == ("0.0.0.0", 4321, 3600)
+    assert settings.limits == Limits(1024, 1000, 5, 50, 6)
+    assert settings.new_accounts == AccountDefaults(3, 0, 0, "none", "login", "UTC")
+    assert settings.passwords == PasswordCost(2, 19456, 1)
+
+
+def test_the_shipped_file_states_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    assert load_settings(REPO / "config" / "fibsd.toml", {}) == load_settings(None, {})
+
+
+def test_shipped_motd_fits_the_frame() -> None:
+    lines = (REPO / "config" / "motd.txt").read_text(encoding="ascii").splitlines()
+    assert lines and max(len(line) for line in lines) <= 64
+
+
+def test_file_values_and_paths_relative_to_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    site = tmp_path / "etc"
+    site.mkdir()
+    path = write(
+        site,
+        'port = 4322\ndatabase = "db/site.sqlite"\nmotd = "/srv/motd.txt"\n'
+        'admins = ["alice"]\n[limits]\nmax_users = 20\n[new_accounts]\nredoubles = "12"\n',
+    )
+    settings = load_settings(path, {})
+    assert settings.port == 4322
+    assert settings.database == site / "db" / "site.sqlite"
+    assert settings.motd == Path("/srv/motd.txt")
+    assert settings.help_dir == REPO / "config" / "help"  # not in the file: the default
+    assert settings.admins == ("alice",)
+    assert settings.limits == Limits(max_users=20)
+    assert settings.new_accounts.redoubles == "12"
+
+
+def test_overrides_win_and_resolve_against_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path, 'port = 4322\ndatabase = "file.sqlite"\n')
+    settings = load_settings(
+        path, {"port": 5000, "database": "../cli.sqlite", "limits.max_messages": 7}
+    )
+    assert settings.port == 5000
+    assert settings.database == tmp_path.parent / "cli.sqlite"
+    assert settings.limits.max_messages == 7
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "problem"),
+    [
+        ("prot = 4321", "prot", "unknown key"),
+        ("[limits]\nmax_user = 3", "limits.max_user", "unknown key"),
+        ('port = "4321"', "port", "must be a whole number, not '4321'"),
+        ("port = 70000", "port", "must be at least 0 and at most 65535, not 70000"),
+        ("idle_timeout = -1", "idle_timeout", "must be at least 0, not -1"),
+        ("registration = 1", "registration", "must be true or false, not 1"),
+        ("limits = 3", "limits", "must be a table ([limits]), not 3"),
+        ("database = 3", "database", "must be a path (a non-empty string), not 3"),
+        ('admins = "alice"', "admins", "must be a list of strings, not 'alice'"),
+        ('admins = ["bot7"]', "admins", "'bot7' is not a user name (letters and _ only)"),
+        ("[limits]\nmax_users = 0", "limits.max_users", "must be at least 1, not 0"),
+        ("[new_accounts]\nboardstyle = 4", "new_accounts.boardstyle",
+         "must be at least 1 and at most 3, not 4"),
+        ("[new_accounts]\nredoubles = 5", "new_accounts.redoubles", "must be a string, not 5"),
+        ('[new_accounts]\nredoubles = "100"', "new_accounts.redoubles",
+         "must be 'none', 'unlimited' or a number from 1 to 99 (as text), not '100'"),
+        ('[new_accounts]\nsortwho = "age"', "new_accounts.sortwho",
+         "must be one of 'login', 'name', 'rating', 'rrating', not 'age'"),
+        ('[new_accounts]\ntimezone = "Mars/Olympus"', "new_accounts.timezone",
+         "unknown time zone 'Mars/Olympus'"),
+        ("[passwords]\nmemory_kib = 4", "passwords.memory_kib", "must be at least 8, not 4"),
+    ],
+)
+def test_bad_keys_and_values(tmp_path: Path, text: str, key: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(write(tmp_path, text), {})
+    assert (caught.value.key, caught.value.problem) == (key, problem)
+    assert str(caught.value) == f"{key}: {problem}"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [({"bogus": 1}, "bogus"), ({"limits.max_users": "many"}, "limits.max_users")],
+)
+def test_bad_overrides(overrides: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(None, overrides)
+    assert caught.value.key == key
+
+
+def test_unreadable_and_malformed_files(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.toml"
+    with pytest.raises(ConfigError) as caught:
+        load_settings(missing, {})
+    assert caught.value.key == str(missing)
+    assert caught.value.problem.startswith("cannot read: ")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(write(tmp_path, "port = "), {})
+    assert caught.value.problem.startswith("not valid TOML: ")
+
+
+def test_settings_are_frozen() -> None:
+    settings = load_settings(None, {})
+    with pytest.raises(AttributeError):
+        settings.port = 1  # type: ignore[misc]
