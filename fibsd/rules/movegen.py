@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Callable, Iterable, Sequence, TextIO
+from typing import Iterable, Sequence, TextIO
 
 from fibsd.rules.errors import (
     CannotBearOff,
@@ -55,6 +55,7 @@ from fibsd.rules.errors import (
     WrongDistance,
     WrongMoveCount,
 )
+from fibsd.rules.notation import format_standard
 from fibsd.rules.play import BAR_POINT, OFF_POINT, Move, Play
 from fibsd.rules.position import InvalidPositionId, Position
 
@@ -222,3 +223,249 @@ def _plays_die(move: Move, die: int) -> bool:
     """Whether ``die`` makes this move (a bear-off below the die's point also counts:
     the conditions for it are the same whichever larger die is used)."""
     return move.pips == die or (move.dst == OFF_POINT and move.src < die)
+
+
+# -- checking a typed play ---------------------------------------------------------------
+
+_Board = list[int]  # 26 counts: [0] borne off, [1..24] points, [25] bar (mover's numbering)
+_Side = list[int]  # the opponent's 25 counts in the opponent's own numbering
+
+# Why a single step fails, in the order check_play reports such failures.
+_NO_CHECKER, _BAR_FIRST, _BLOCKED, _NO_BEAR_OFF = range(4)
+
+
+def _step(board: _Board, opponent: _Side, src: int, die: int) -> Move | tuple[int, int]:
+    """The move of one checker from ``src`` by ``die``, or (failure, point)."""
+    if not board[src]:
+        return (_NO_CHECKER, src)
+    if board[25] and src != 25:
+        return (_BAR_FIRST, src)
+    dst = src - die
+    if dst > 0:
+        opposing = opponent[24 - dst]
+        if opposing > 1:
+            return (_BLOCKED, dst)
+        return _MOVES[src][dst][opposing == 1]
+    if any(board[7:]) or (dst < 0 and any(board[src + 1 : 7])):
+        return (_NO_BEAR_OFF, src)
+    return _MOVES[src][0][False]
+
+
+def _apply(board: _Board, opponent: _Side, move: Move) -> tuple[_Board, _Side]:
+    board = board.copy()
+    board[move.src] -= 1
+    board[move.dst] += 1
+    if move.hit:
+        opponent = opponent.copy()
+        opponent[24 - move.dst] -= 1
+        opponent[24] += 1
+    return board, opponent
+
+
+def _die_orders(dice: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every ordered choice of dice from the ones left, fewest dice first, larger first."""
+    if not dice:
+        return []
+    if len(set(dice)) == 1:
+        return [dice[:n] for n in range(1, len(dice) + 1)]
+    high, low = max(dice), min(dice)
+    return [(high,), (low,), (high, low), (low, high)]
+
+
+def _without(dice: tuple[int, ...], used: tuple[int, ...]) -> tuple[int, ...]:
+    rest = list(dice)
+    for die in used:
+        rest.remove(die)
+    return tuple(rest)
+
+
+def _spans(
+    board: _Board, opponent: _Side, src: int, dst: int, dice: tuple[int, ...]
+) -> tuple[list[tuple[tuple[Move, ...], tuple[int, ...], _Board, _Side]], tuple[int, int] | None]:
+    """Ways one checker can go from ``src`` to ``dst`` with some of ``dice``.
+
+    Returns the ways (moves, dice used, board and opponent after) and, when there are
+    none, the first failure met by a die sequence of the right length (or None when no
+    sequence covers the distance at all).
+    """
+    ways = []
+    failure: tuple[int, int] | None = None
+    for order in _die_orders(dice):
+        total = sum(order)
+        if dst and total != src - dst:
+            continue
+        if not dst and not (total >= src and total - order[-1] < src):
+            continue
+        moves: list[Move] = []
+        here, side, at = board, opponent, src
+        for die in order:
+            step = _step(here, side, at, die)
+            if not isinstance(step, Move):
+                failure = failure or step
+                break
+            moves.append(step)
+            here, side = _apply(here, side, step)
+            at = step.dst
+        else:
+            ways.append((tuple(moves), order, here, side))
+    return ways, failure
+
+
+def check_play(position: Position, dice: tuple[int, int], pairs: Sequence[tuple[int, int]]) -> Play:
+    """The legal play that the typed ``(src, dst)`` pairs make, or the FIBS-ordered error.
+
+    Pairs are in the mover's numbering (25 = bar, 0 = off); see the module docstring for
+    pairs spanning several dice.
+
+    >>> check_play(Position.initial(), (3, 1), [(8, 5), (6, 5)]).moves
+    (Move(src=8, dst=5, hit=False), Move(src=6, dst=5, hit=False))
+    """
+    dice = _check_dice(dice)
+    for src, dst in pairs:
+        if not (1 <= src <= 25 and 0 <= dst <= 24):
+            raise ValueError(f"not a pair of points: {(src, dst)!r}")
+    plays = legal_plays(position, dice)
+    by_result = {play.result: play for play in plays}
+    required = len(plays[0].moves) if plays else 0
+    usable = _usable_dice(dice, plays)
+    board = [position.player_off, *position.player]
+    opponent = list(position.opponent)
+
+    found = _match(board, opponent, list(pairs), usable, (), by_result)
+    if found is not None:
+        return found
+    if not pairs and not plays:
+        return Play((), position)
+    _diagnose(board, opponent, pairs, dice, usable, required)
+    raise NotAWholePlay()
+
+
+def _usable_dice(dice: tuple[int, int], plays: tuple[Play, ...]) -> tuple[int, ...]:
+    """The dice a legal play uses: all of them, or the one the forced-play rules name."""
+    if not plays:
+        return ()
+    count = len(plays[0].moves)
+    high, low = dice
+    if high == low:
+        return (high,) * count
+    if count == 2:
+        return (high, low)
+    return (high,) if any(_plays_die(play.moves[0], high) for play in plays) else (low,)
+
+
+def _match(
+    board: _Board,
+    opponent: _Side,
+    pairs: list[tuple[int, int]],
+    dice: tuple[int, ...],
+    moves: tuple[Move, ...],
+    by_result: dict[Position, Play],
+) -> Play | None:
+    """Read the pairs, in order, every way the dice allow; the first legal result wins."""
+    if not pairs:
+        if dice:
+            return None
+        result = Position(tuple(board[1:]), tuple(opponent))
+        play = by_result.get(result)
+        return None if play is None else Play(moves, play.result)
+    (src, dst), rest = pairs[0], pairs[1:]
+    ways, _ = _spans(board, opponent, src, dst, dice)
+    for steps, used, after, side in ways:
+        found = _match(after, side, rest, _without(dice, used), moves + steps, by_result)
+        if found is not None:
+            return found
+    return None
+
+
+def _most_dice(src: int, dst: int, dice: tuple[int, int]) -> int:
+    """The most dice one typed pair could stand for."""
+    high, low = dice
+    distance = src - dst
+    if high != low:
+        return 2 if not dst or distance == high + low else 1
+    if not dst:
+        return min(4, -(-src // high))
+    return max(1, distance // high) if distance % high == 0 else 1
+
+
+def _diagnose(
+    board: _Board,
+    opponent: _Side,
+    pairs: Sequence[tuple[int, int]],
+    dice: tuple[int, int],
+    usable: tuple[int, ...],
+    required: int,
+) -> None:
+    """Raise the first error in FIBS's order of checks (game-play.md 4.5), if any."""
+    if len(pairs) > required:
+        raise TooManyMoves(required, len(pairs))
+    if sum(_most_dice(src, dst, dice) for src, dst in pairs) < required:
+        raise WrongMoveCount(required, len(pairs))
+    for ordinal, (src, dst) in enumerate(pairs, 1):
+        if dst >= src:
+            raise MovesBackwards(ordinal)
+    on_bar = board[25]
+    for ordinal, (src, _) in enumerate(pairs, 1):
+        if on_bar and src != 25:
+            raise MustEnterFirst(ordinal)
+        if src == 25:
+            on_bar = max(0, on_bar - 1)
+    left = usable
+    for ordinal, (src, dst) in enumerate(pairs, 1):
+        if not board[src]:
+            raise NoCheckerThere(ordinal, src)
+        ways, failure = _spans(board, opponent, src, dst, left)
+        if not ways:
+            if failure is None:
+                raise WrongDistance(ordinal, src - dst)
+            reason, point = failure
+            if reason == _BLOCKED:
+                raise PointBlocked(ordinal, point)
+            if reason == _NO_BEAR_OFF:
+                raise CannotBearOff(ordinal)
+            if reason == _BAR_FIRST:
+                raise MustEnterFirst(ordinal)
+            raise NoCheckerThere(ordinal, point)
+        _, used, board, opponent = ways[0]
+        left = _without(left, used)
+
+
+# -- the fibsd-movegen tool -------------------------------------------------------------
+
+
+def _answer(line: str) -> dict[str, object]:
+    fields = line.split()
+    if len(fields) != 3:
+        return {"error": f"expected '<position id> <d1> <d2>', got {len(fields)} fields"}
+    text, *dice_text = fields
+    try:
+        position = Position.from_position_id(text)
+    except InvalidPositionId as exc:
+        return {"error": f"bad position id: {exc}"}
+    if not all(word in ("1", "2", "3", "4", "5", "6") for word in dice_text):
+        return {"error": f"bad dice: {' '.join(dice_text)!r}"}
+    dice = (int(dice_text[0]), int(dice_text[1]))
+    plays = legal_plays(position, dice)
+    return {
+        "position": text,
+        "dice": list(dice),
+        "plays": [{"move": format_standard(play), "result": play.result.position_id()} for play in plays],
+    }
+
+
+def run(lines: Iterable[str], out: TextIO) -> None:
+    """Answer each query line with one JSON line, flushing so the tool works as a co-process."""
+    for line in lines:
+        if not line.strip():
+            continue
+        out.write(json.dumps(_answer(line)) + "\n")
+        out.flush()
+
+
+def main() -> None:
+    """Console script ``fibsd-movegen``: queries on stdin, JSON lines on stdout."""
+    run(sys.stdin, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
