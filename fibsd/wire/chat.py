@@ -138,6 +138,10 @@ def dont_know_user(name: str) -> str:
     return f"** Don't know user {name}"
 
 
+def mailbox_full(name: str) -> str:
+    return f"** Too many messages are waiting for {name}. Try again later."
+
+
 def gag_changed(name: str, gagged: bool) -> str:
     return f"** You gag {name}." if gagged else f"** You ungag {name}."
 

@@ -274,3 +274,35 @@ def toggles_from_text(text: Mapping[str, str]) -> tuple[dict[str, bool], dict[st
         except InvalidValue:
             pass
     return toggles, variables
+
+
+# --- address and password ----------------------------------------------------------
+
+ADDRESS_MISSING = "** You didn't give your address."
+PASSWORD_CHANGED = "Password changed."
+PASSWORD_USAGE = (
+    "** usage: password <old password>:<new password>:<new password>",
+    "** NOTE: The character between the passwords is now a colon!",
+)
+OLD_PASSWORD_WRONG = "** Sorry. Old password not correct."
+NEW_PASSWORD_TWICE = "** Please give your new password twice."
+PASSWORD_TOO_SHORT = "** Minimal password length is 4 characters."
+PASSWORD_BLANK = "** Your password may not contain blanks."
+
+
+def is_email_address(text: str) -> bool:
+    """FIBS checked little; refuse only what breaks the CLIP 5 line or is plainly no address.
+
+    >>> is_email_address("ann@example.org"), is_email_address("http://foobar")
+    (True, False)
+    """
+    printable = all("!" <= c <= "~" for c in text)
+    return printable and "@" in text and "://" not in text
+
+
+def format_address_set(address: str) -> str:
+    return f"Your email address is '{address}'."
+
+
+def format_not_an_address(text: str) -> str:
+    return f"** '{text}' is not an email address."

@@ -1,0 +1,358 @@
+"""Talking to others: shout, tell, say, kibitz, whisper, message, waitfor, gag, blind,
+away, back, wave.
+
+Texts come from ``fibsd.wire.chat``; each event is rendered for the recipient's mode
+(CLIP line or telnet sentence), never the sender's.  Gags, blinds, waits and waves
+are per connection, as on FIBS: they end when either side logs out (MacFIBS renews
+its gags at each login and would lift them if they persisted, since ``gag`` toggles).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary, WeakSet
+
+from fibsd.server.commands import command
+from fibsd.server.lobby import Lobby, on_login, on_logout
+from fibsd.server.user import OnlineUser
+from fibsd.store import StoredMessage, UserRecord
+from fibsd.wire import chat
+
+if TYPE_CHECKING:
+    from fibsd.server.session import Session
+
+SHOUT_WINDOW = 60.0  # seconds; the limit itself is settings.limits.shouts_per_minute
+
+_shout_times: WeakKeyDictionary[OnlineUser, deque[float]] = WeakKeyDictionary()
+_waiting_for: WeakKeyDictionary[OnlineUser, list[str]] = WeakKeyDictionary()
+_waved: WeakSet[OnlineUser] = WeakSet()
+
+
+def _me(session: Session) -> OnlineUser:
+    assert session.user is not None
+    return session.user
+
+
+def _reply(session: Session, said: chat.Said) -> None:
+    session.send(said.for_client(session.is_clip))
+
+
+def _deliver(to: OnlineUser, said: chat.Said) -> None:
+    to.session.notify(said.for_client(to.session.is_clip))
+
+
+def _name_and_text(rest: str) -> tuple[str, str]:
+    name, _, text = rest.partition(" ")
+    return name, text.strip()
+
+
+def _names(names: set[str] | list[str]) -> list[str]:
+    return sorted(names, key=str.lower)
+
+
+# --- shout, tell, say -----------------------------------------------------------------
+
+def _may_shout(session: Session, user: OnlineUser) -> bool:
+    """At most ``shouts_per_minute`` shouts in any 60 seconds."""
+    now = session.clock.seconds()
+    times = _shout_times.setdefault(user, deque())
+    while times and times[0] <= now - SHOUT_WINDOW:
+        times.popleft()
+    if len(times) >= session.settings.limits.shouts_per_minute:
+        return False
+    times.append(now)
+    return True
+
+
+@command("shout")
+def shout(session: Session, rest: str) -> None:
+    user = _me(session)
+    text = rest.strip()
+    if not text:
+        session.send(chat.NOTHING_TO_SAY)
+    elif user.toggles["silent"]:
+        session.send(chat.SILENT_SHOUT)
+    elif not _may_shout(session, user):
+        session.send(chat.SHOUT_FLOOD)
+    else:
+        _reply(session, chat.you_shout(text))
+        for other in session.lobby.users():
+            if other is not user and not other.toggles["silent"] and user.name not in other.gagged:
+                _deliver(other, chat.shout_received(user.name, text))
+
+
+def _tell(session: Session, rest: str, *, complete: bool) -> None:
+    user = _me(session)
+    name, text = _name_and_text(rest)
+    if not name:
+        session.send(chat.NAME_NEEDED)
+        return
+    if not text:
+        session.send(chat.NOTHING_TO_SAY)
+        return
+    target = session.lobby.complete(name) if complete else session.lobby.find(name)
+    if target is None:
+        session.send(chat.no_one_called(name))
+    elif target is user:
+        session.send(chat.say_to_yourself(text))
+    elif target.name in user.gagged:
+        session.send(chat.CANT_TALK)
+    elif user.name in target.gagged:
+        session.send(chat.wont_listen(target.name))
+    else:
+        _deliver(target, chat.tell_received(user.name, text))
+        _reply(session, chat.you_tell(target.name, text))
+        if target.away is not None:
+            session.send(chat.is_away(target.name, target.away))
+
+
+@command("tell", aliases=("t",))
+def tell(session: Session, rest: str) -> None:
+    _tell(session, rest, complete=True)
+
+
+@command("tellx")
+def tellx(session: Session, rest: str) -> None:
+    _tell(session, rest, complete=False)
+
+
+@command("say", aliases=("s",))
+def say(session: Session, rest: str) -> None:
+    user = _me(session)
+    text = rest.strip()
+    if user.playing is None:
+        session.send(chat.NOT_PLAYING)
+    elif not text:
+        session.send(chat.NOTHING_TO_SAY)
+    else:
+        opponent = session.lobby.find(user.playing)
+        if opponent is not None:
+            _deliver(opponent, chat.say_received(user.name, text))
+        _reply(session, chat.you_say(user.playing, text))
+
+
+# --- kibitz and whisper ---------------------------------------------------------------
+
+def _game_players(lobby: Lobby, user: OnlineUser) -> set[str] | None:
+    """The names of the players of the game ``user`` plays or watches."""
+    if user.playing is not None:
+        return {user.name, user.playing}
+    if user.watching is not None:
+        watched = lobby.find(user.watching)
+        opponent = watched.playing if watched is not None else None
+        return {user.watching} | ({opponent} if opponent else set())
+    return None
+
+
+def _to_game(session: Session, rest: str, *, players_hear: bool,
+             heard: Callable[[str, str], chat.Said], echo: Callable[[str], chat.Said]) -> None:
+    """Deliver to the game's watchers (and players); gags do not apply inside a game."""
+    user = _me(session)
+    players = _game_players(session.lobby, user)
+    text = rest.strip()
+    if players is None:
+        session.send(chat.NOT_WATCHING_OR_PLAYING)
+        return
+    if not text:
+        session.send(chat.NOTHING_TO_SAY)
+        return
+    listeners = [
+        other for other in session.lobby.users()
+        if other is not user
+        and (other.watching in players or (players_hear and other.name in players))
+    ]
+    _reply(session, echo(text))
+    for other in listeners:
+        _deliver(other, heard(user.name, text))
+    session.send(chat.heard_by(len(listeners)))
+
+
+@command("kibitz", aliases=("k",))
+def kibitz(session: Session, rest: str) -> None:
+    _to_game(session, rest, players_hear=True, heard=chat.kibitz_received, echo=chat.you_kibitz)
+
+
+@command("whisper", aliases=("wh",))
+def whisper(session: Session, rest: str) -> None:
+    _to_game(session, rest, players_hear=False, heard=chat.whisper_received,
+             echo=chat.you_whisper)
+
+
+# --- message --------------------------------------------------------------------------
+
+def _show_messages(session: Session, messages: list[StoredMessage]) -> None:
+    if not messages:
+        session.send(chat.NO_MESSAGES)
+        return
+    session.send(chat.MESSAGES_FOLLOW, *(
+        chat.message_received(m.sender, m.sent, m.text).for_client(session.is_clip)
+        for m in messages))
+
+
+@command("message")
+def message(session: Session, rest: str) -> object:
+    user = _me(session)
+    name, text = _name_and_text(rest)
+    if not name:
+        return session.db.take_messages(user.name).addCallback(
+            lambda messages: _show_messages(session, messages))
+    if not text:
+        session.send(chat.MESSAGE_USAGE)
+        return None
+    now = session.now()
+    target = session.lobby.find(name)
+    if target is not None:
+        _deliver(target, chat.message_received(user.name, now, text))
+        _reply(session, chat.message_delivered(target.name))
+        return None
+
+    def store(record: UserRecord | None) -> object:
+        if record is None:
+            session.send(chat.dont_know_user(name))
+            return None
+        return session.db.count_messages(record.name).addCallback(keep, record.name)
+
+    def keep(waiting: int, recipient: str) -> object:
+        if waiting >= session.settings.limits.max_messages:
+            session.send(chat.mailbox_full(recipient))
+            return None
+        stored = StoredMessage(sender=user.name, recipient=recipient, sent=now, text=text)
+        return session.db.store_message(stored).addCallback(
+            lambda _: _reply(session, chat.message_saved(recipient)))
+
+    return session.db.get_user(name).addCallback(store)
+
+
+# --- waitfor --------------------------------------------------------------------------
+
+@command("waitfor")
+def waitfor(session: Session, rest: str) -> object:
+    user = _me(session)
+    name = rest.split(" ")[0]
+    waits = _waiting_for.setdefault(user, [])
+    if not name:
+        session.send(chat.waiting_list(waits) if waits else chat.NOBODY_AWAITED)
+        return None
+    if name == user.name:
+        session.send(chat.WAIT_SELF)
+        return None
+    if session.lobby.find(name) is not None:
+        session.send(chat.already_online(name))
+        return None
+
+    def wait(record: UserRecord | None) -> None:
+        if record is None:
+            session.send(chat.dont_know_user(name))
+            return
+        if record.name not in waits:
+            waits.append(record.name)
+        session.send(chat.waiting(record.name))
+
+    return session.db.get_user(name).addCallback(wait)
+
+
+@on_login
+def _arrived(lobby: Lobby, user: OnlineUser) -> None:
+    for waiter in lobby.users():
+        waits = _waiting_for.get(waiter, [])
+        if user.name in waits and waiter is not user:
+            waits.remove(user.name)
+            waiter.session.notify(chat.finally_logs_in(user.name))
+            user.session.notify(chat.is_waiting_for_you(waiter.name))
+
+
+@on_logout
+def _left(lobby: Lobby, user: OnlineUser) -> None:
+    """Waits, gags and blinds end when either side logs out."""
+    _waiting_for.pop(user, None)
+    for other in lobby.users():
+        other.gagged.discard(user.name)
+        other.blinded.discard(user.name)
+
+
+# --- gag and blind --------------------------------------------------------------------
+
+@command("gag")
+def gag(session: Session, rest: str) -> None:
+    user = _me(session)
+    name = rest.split(" ")[0]
+    if not name:
+        session.send(chat.gag_list(_names(user.gagged)) if user.gagged else chat.NOBODY_GAGGED)
+        return
+    target = session.lobby.complete(name)
+    if target is user:
+        session.send(chat.GAG_SELF)
+    elif target is None:
+        session.send(chat.no_one_called(name))
+    elif target.name in user.gagged:
+        user.gagged.discard(target.name)
+        session.send(chat.gag_changed(target.name, False))
+    else:
+        user.gagged.add(target.name)
+        session.send(chat.gag_changed(target.name, True))
+
+
+@command("blind")
+def blind(session: Session, rest: str) -> None:
+    user = _me(session)
+    name = rest.split(" ")[0]
+    if not name:
+        session.send(chat.blind_list(_names(user.blinded)) if user.blinded
+                     else chat.NOBODY_BLINDED)
+        return
+    target = session.lobby.complete(name)
+    if target is user:
+        session.send(chat.BLIND_SELF)
+    elif target is None:
+        session.send(chat.no_one_called(name))
+    elif target.name in user.blinded:
+        user.blinded.discard(target.name)
+        session.send(chat.blind_changed(target.name, False))
+    else:
+        user.blinded.add(target.name)
+        session.send(chat.blind_changed(target.name, True))
+
+
+# --- away, back, wave -----------------------------------------------------------------
+
+@command("away")
+def away(session: Session, rest: str) -> None:
+    user = _me(session)
+    text = rest.strip()
+    if text:
+        user.away = text
+        session.send(chat.AWAY)
+        session.lobby.broadcast_who(user)
+        return
+    away_users = [other for other in session.lobby.users() if other.away is not None]
+    if not away_users:
+        session.send(chat.NOBODY_AWAY)
+        return
+    session.send(chat.AWAY_LIST_HEADER,
+                 *(chat.is_away(other.name, other.away or "") for other in away_users))
+
+
+@command("back")
+def back(session: Session, rest: str) -> None:
+    user = _me(session)
+    if user.away is None:
+        session.send(chat.NOT_AWAY)
+        return
+    user.away = None
+    session.send(chat.WELCOME_BACK)
+    session.lobby.broadcast_who(user)
+
+
+@command("wave")
+def wave(session: Session, rest: str) -> None:
+    user = _me(session)
+    if user in _waved:
+        session.send(chat.WAVE_AGAIN)
+        session.lobby.send_to_all([chat.waves_again(user.name)], except_=user)
+        session.disconnect(goodbye=True)
+        return
+    _waved.add(user)
+    session.send(chat.WAVE)
+    session.lobby.send_to_all([chat.waves(user.name)], except_=user)
