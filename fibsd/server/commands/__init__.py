@@ -1,0 +1,87 @@
+"""The command registry: every command a logged-in user can type, found by FIBS's rules.
+
+A command module registers its commands with ``@command`` at import time; this package
+imports every module named in ``FAMILIES`` (at the end of this file).  ``resolve``
+applies FIBS's abbreviation rules: the exact name, one of FIBS's fixed short forms
+(``t`` is tell although ``toggle`` also starts with ``t``), or a prefix of exactly one
+command.  Prefixes are judged against every FIBS command word, implemented here or not,
+so an abbreviation never means something here that it would not mean on FIBS
+(``re`` stays ambiguous between reject, resign and redouble).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from fibsd.server.session import Session
+
+Run = Callable[["Session", str], object]
+F = TypeVar("F", bound=Run)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # the full FIBS command word, lower case
+    run: Run  # (session, rest of the line); may return a Deferred
+    aliases: tuple[str, ...] = ()  # FIBS's fixed short forms
+
+
+COMMANDS: dict[str, Command] = {}
+_ALIASES: dict[str, Command] = {}
+
+# FIBS command words that no module implements yet; they take part in prefix matching.
+FIBS_WORDS = frozenset({
+    "about", "accept", "address", "average", "away", "back", "beaver", "blind", "board",
+    "bye", "cls", "dicetest", "double", "gag", "help", "invite", "join", "kibitz", "last",
+    "leave", "look", "matrix", "message", "motd", "move", "off", "oldboard", "oldmoves",
+    "password", "pip", "quit", "ratings", "rawboard", "rawwho", "redouble", "reject",
+    "resign", "roll", "say", "set", "shout", "show", "stat", "tell", "tellx", "time",
+    "toggle", "unwatch", "version", "waitfor", "watch", "wave", "whisper", "who", "whois",
+})
+
+
+def command(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Register the decorated function as the command ``name``."""
+
+    def register(run: F) -> F:
+        entry = Command(name, run, aliases)
+        if name in COMMANDS or any(alias in _ALIASES for alias in aliases):
+            raise ValueError(f"command {name!r} or one of its aliases is registered twice")
+        COMMANDS[name] = entry
+        for alias in aliases:
+            _ALIASES[alias] = entry
+        return run
+
+    return register
+
+
+def resolve(word: str) -> Command | None:
+    """The command ``word`` means, or None (unknown or ambiguous)."""
+    word = word.lower()
+    if not word:
+        return None
+    found = COMMANDS.get(word) or _ALIASES.get(word)
+    if found is not None:
+        return found
+    candidates = [name for name in FIBS_WORDS | COMMANDS.keys() if name.startswith(word)]
+    if len(candidates) == 1:
+        return COMMANDS.get(candidates[0])
+    return None
+
+
+def command_names() -> list[str]:
+    return sorted(COMMANDS)
+
+
+FAMILIES = ("account", "presence", "info", "social", "settings")
+
+for _family in FAMILIES:
+    try:
+        importlib.import_module(f"{__name__}.{_family}")
+    except ModuleNotFoundError as missing:  # a family not written yet
+        if missing.name != f"{__name__}.{_family}":
+            raise

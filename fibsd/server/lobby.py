@@ -1,0 +1,126 @@
+"""The realm of online users: who is here, and who hears about whom.
+
+Sessions log users in and out through the lobby; the lobby tells everyone else, each in
+their own mode: CLIP users get numbered lines (``7``/``8`` notices, ``5``+``6`` who-info
+updates), telnet users a sentence.  Other command families hook into logins and
+logouts with ``@on_login`` / ``@on_logout`` (``waitfor`` needs to know who arrives)
+instead of the lobby knowing about them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from fibsd.wire import clip
+
+if TYPE_CHECKING:
+    from twisted.internet.interfaces import IReactorTime
+
+    from fibsd.server.user import OnlineUser
+
+Hook = Callable[["Lobby", "OnlineUser"], None]
+LOGIN_HOOKS: list[Hook] = []
+LOGOUT_HOOKS: list[Hook] = []
+
+
+def on_login(hook: Hook) -> Hook:
+    """Run ``hook(lobby, user)`` after every login, once the notices are out."""
+    LOGIN_HOOKS.append(hook)
+    return hook
+
+
+def on_logout(hook: Hook) -> Hook:
+    """Run ``hook(lobby, user)`` after every logout, once the user has left."""
+    LOGOUT_HOOKS.append(hook)
+    return hook
+
+
+class Lobby:
+    def __init__(self, clock: IReactorTime) -> None:
+        self.clock = clock
+        self.online: dict[str, OnlineUser] = {}
+
+    def users(self) -> Iterator[OnlineUser]:
+        return iter(list(self.online.values()))
+
+    def find(self, name: str) -> OnlineUser | None:
+        """The online user with exactly this name."""
+        return self.online.get(name)
+
+    def complete(self, prefix: str) -> OnlineUser | None:
+        """FIBS name completion: a unique prefix of an online name, tried first with
+        case, then without; an exact name always wins."""
+        exact = self.online.get(prefix)
+        if exact is not None or not prefix:
+            return exact
+        for fold in (str, str.lower):
+            key = fold(prefix)
+            matches = [u for n, u in self.online.items() if fold(n).startswith(key)]
+            if len(matches) == 1:
+                return matches[0]
+            if matches:
+                return None
+        return None
+
+    def now(self) -> float:
+        return self.clock.seconds()
+
+    # --- arrivals and departures ----------------------------------------------------
+
+    def login(self, user: OnlineUser, text: str, replaced: OnlineUser | None = None) -> None:
+        """Add ``user`` and tell the others; ``text`` is the CLIP 7 text.
+
+        ``replaced`` is the same account's old connection, closed by this login.
+        """
+        if replaced is not None:
+            self._tell_departure(replaced, clip.closed_old_connection(replaced.name))
+        self.online[user.name] = user
+        for other in self.users():
+            if other is user:
+                continue
+            lines = []
+            if other.toggles["notify"]:
+                lines.append(clip.format_login(user.name, text) if other.session.is_clip
+                             else text)
+            if other.session.is_clip:
+                lines += [clip.format_who_info(user.who_info(self.now())), clip.WHO_END]
+            if lines:
+                other.session.notify(*lines)
+        for hook in list(LOGIN_HOOKS):
+            hook(self, user)
+
+    def logout(self, user: OnlineUser, text: str) -> None:
+        """Remove ``user`` (if still the current connection) and tell the others."""
+        if self.online.get(user.name) is not user:
+            return
+        del self.online[user.name]
+        self._tell_departure(user, text)
+        for hook in list(LOGOUT_HOOKS):
+            hook(self, user)
+
+    def _tell_departure(self, user: OnlineUser, text: str) -> None:
+        for other in self.users():
+            if other is not user and other.name != user.name and other.toggles["notify"]:
+                other.session.notify(
+                    clip.format_logout(user.name, text) if other.session.is_clip else text)
+
+    # --- telling everyone -----------------------------------------------------------
+
+    def broadcast_who(self, user: OnlineUser) -> None:
+        """Push ``user``'s CLIP 5 line, and its own 6, to every CLIP user (self included)."""
+        if self.online.get(user.name) is not user:
+            return
+        line = clip.format_who_info(user.who_info(self.now()))
+        for other in self.users():
+            if other.session.is_clip:
+                other.session.notify(line, clip.WHO_END)
+
+    # The lobby's name for it, as the server contract calls it.
+    user_changed = broadcast_who
+
+    def send_to_all(self, lines: Iterable[str], except_: OnlineUser | None = None) -> None:
+        lines = tuple(lines)
+        for other in self.users():
+            if other is not except_:
+                other.session.notify(*lines)

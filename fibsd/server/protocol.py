@@ -1,0 +1,88 @@
+"""Bytes to lines and back; everything else happens in the session.
+
+``FibsProtocol`` strips telnet negotiation, cuts lines at LF (CR LF works too), throws
+away lines longer than the limit as they arrive (memory stays bounded whatever a
+client sends), cleans each line to seven-bit text and hands it to its ``Session``.
+It never sends telnet negotiation of its own except the echo switch the session asks
+for around password prompts, as FIBS does.
+"""
+
+from __future__ import annotations
+
+from twisted.internet.interfaces import IAddress
+from twisted.internet.protocol import Protocol, ServerFactory
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from fibsd.server.session import Services, Session, TooLong
+from fibsd.wire.input import OVERLONG, LineSplitter, TelnetFilter, clean_line
+
+log = Logger()
+
+DEFAULT_MAX_LINE = 2000
+
+
+class FibsProtocol(Protocol):
+    factory: FibsFactory | None = None
+
+    def __init__(self, services: Services, max_line: int = DEFAULT_MAX_LINE) -> None:
+        self.services = services
+        self.session: Session | None = None
+        self._telnet = TelnetFilter()
+        self._lines = LineSplitter(max_line)
+
+    def connectionMade(self) -> None:
+        if self.factory is not None:
+            self.factory.connections.add(self)
+        peer = self.transport.getPeer()  # type: ignore[union-attr]
+        self.session = Session(self.services, self, _host(peer))
+        self.session.connection_made()
+
+    def dataReceived(self, data: bytes) -> None:
+        assert self.session is not None
+        for line in self._lines.feed(self._telnet.feed(data)):
+            if line is OVERLONG:
+                self.session.line_received(TooLong(self._lines.max_length))
+            else:
+                assert isinstance(line, bytes)
+                self.session.line_received(clean_line(line))
+
+    def connectionLost(self, reason: Failure = Failure(ConnectionError())) -> None:
+        if self.factory is not None:
+            self.factory.connections.discard(self)
+        if self.session is not None:
+            self.session.connection_lost()
+
+    # --- fibsd.server.session.Connection ---------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        if self.transport is not None:
+            self.transport.write(data)
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.loseConnection()
+
+
+def _host(address: IAddress) -> str:
+    return str(getattr(address, "host", "") or "-")
+
+
+class FibsFactory(ServerFactory):
+    """Makes one protocol per connection and remembers them, to say goodbye at shutdown."""
+
+    def __init__(self, services: Services, max_line: int = DEFAULT_MAX_LINE) -> None:
+        self.services = services
+        self.max_line = max_line
+        self.connections: set[FibsProtocol] = set()
+
+    def buildProtocol(self, addr: IAddress) -> FibsProtocol:
+        protocol = FibsProtocol(self.services, self.max_line)
+        protocol.factory = self
+        return protocol
+
+    def shutdown(self) -> None:
+        """Tell every connection goodbye and close it."""
+        for protocol in list(self.connections):
+            if protocol.session is not None:
+                protocol.session.shutdown()

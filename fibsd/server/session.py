@@ -1,0 +1,536 @@
+"""One connection's conversation with the server, phase by phase.
+
+Phases and what moves between them::
+
+    LOGIN --name--> PASSWORD --right--> READY          (telnet mode, `> ` prompts)
+    LOGIN --login <client> <clip> <name> <pw>--> READY  (client mode: CLIP lines)
+    LOGIN --guest--> GUEST --name x--> NEW_PASSWORD --> CONFIRM_PASSWORD --> READY
+    any --bye, timeout, lost connection--> CLOSED
+
+Each phase has one handler; it returns the next phase, or a Deferred of it when it
+must wait for the database or the password hasher.  While a Deferred is pending the
+session is busy and later lines wait in a bounded queue, so a client that types ahead
+(KBackgammon sends its login line before seeing the prompt) is served in order.
+
+Output comes in two kinds.  ``send`` answers the user's own input.  ``notify`` carries
+events caused by others; in telnet mode it starts on a fresh line and re-prints the
+prompt, exactly as FIBS does, unless the user's own command is still being answered.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from fibsd.server import commands
+from fibsd.server.lobby import Lobby
+from fibsd.server.user import OnlineUser
+from fibsd.store import NameTaken, StoredMessage, UserRecord
+from fibsd.wire import chat, clip
+from fibsd.wire.input import (
+    NAME_MAX,
+    WILL_ECHO,
+    WONT_ECHO,
+    NameProblem,
+    PasswordProblem,
+    name_problem,
+    password_problem,
+    split_command,
+)
+
+log = Logger()
+
+LOGIN_PROMPT = "login: "
+PASSWORD_PROMPT = "password: "
+PROMPT = "> "
+NEW_PASSWORD_PROMPT = "Please give your password: "
+RETYPE_PROMPT = "Please retype your password: "
+
+GOODBYE = (
+    " " * 29 + "Goodbye.",
+    "Thanks for playing backgammon here. Come back soon!",
+)
+GUEST_WELCOME = (
+    "Welcome to FIBS. You just logged in as guest.",
+    "Please register before using this server:",
+    "",
+    "Type 'name <username>' to choose the name you want to use here.",
+    f"A name may contain letters and the underscore _ only (no blanks, no colons,",
+    f"no digits), at most {NAME_MAX} characters.",
+    "You will be asked for a password twice. Passwords are stored encrypted:",
+    "nobody can tell you yours if you forget it.",
+    "Type 'bye' if you don't want to register now.",
+    "",
+    "ONE USERNAME PER PERSON ONLY!!!",
+)
+MAX_FAILED_LOGINS = 5
+MAX_QUEUED_LINES = 100
+
+
+@dataclass(frozen=True)
+class TooLong:
+    """Stands for an input line longer than ``limit``, thrown away unread."""
+
+    limit: int
+
+
+class Phase(enum.Enum):
+    LOGIN = "login"
+    PASSWORD = "password"
+    GUEST = "guest"
+    NEW_PASSWORD = "new password"
+    CONFIRM_PASSWORD = "confirm password"
+    READY = "ready"
+    CLOSED = "closed"
+
+
+class PasswordHasher(Protocol):
+    """Argon2 off the reactor thread (``fibsd.server.passwords``)."""
+
+    def hash(self, password: str) -> Deferred[str]: ...
+    def verify(self, password: str, password_hash: str) -> Deferred[bool]: ...
+
+
+class Connection(Protocol):
+    """What a session needs from its network protocol."""
+
+    def write(self, data: bytes) -> None: ...
+    def close(self) -> None: ...
+
+
+@dataclass
+class Services:
+    """Everything sessions share, built once by ``fibsd.app``."""
+
+    lobby: Lobby
+    db: Any  # fibsd.server.dbthread.DatabaseThread (or a test double): Store calls -> Deferreds
+    passwords: PasswordHasher
+    clock: IReactorTime
+    settings: Any  # fibsd.config.Settings
+    motd: tuple[str, ...] = ()
+    banner: tuple[str, ...] = ()
+
+
+class Session:
+    def __init__(self, services: Services, connection: Connection, host: str) -> None:
+        self.services = services
+        self.connection = connection
+        self.host = host
+        self.phase = Phase.LOGIN
+        self.user: OnlineUser | None = None
+        self.is_clip = False
+        self._busy = False
+        self._draining = False
+        self._queue: deque[str | TooLong] = deque()
+        self._failures = 0
+        self._new_name = ""
+        self._new_password = ""
+        self._pending_name = ""
+        self._leaving: str | None = None  # the logout notice others will see
+        self._replaced = False
+        self._timer: IDelayedCall | None = None
+        self._handlers: dict[Phase, Callable[[str], Phase | Deferred[Phase]]] = {
+            Phase.LOGIN: self._line_login,
+            Phase.PASSWORD: self._line_password,
+            Phase.GUEST: self._line_guest,
+            Phase.NEW_PASSWORD: self._line_new_password,
+            Phase.CONFIRM_PASSWORD: self._line_confirm_password,
+            Phase.READY: self._line_ready,
+        }
+
+    # --- what commands use ------------------------------------------------------------
+
+    @property
+    def lobby(self) -> Lobby:
+        return self.services.lobby
+
+    @property
+    def db(self) -> Any:
+        return self.services.db
+
+    @property
+    def clock(self) -> IReactorTime:
+        return self.services.clock
+
+    @property
+    def settings(self) -> Any:
+        return self.services.settings
+
+    def now(self) -> int:
+        return int(self.clock.seconds())
+
+    def send(self, *lines: str) -> None:
+        """Lines answering the user's own input, each ended with CR LF."""
+        if lines and self.phase is not Phase.CLOSED:
+            self.write("".join(f"{line}\r\n" for line in lines))
+
+    def error(self, text: str) -> None:
+        self.send(f"** {text}")
+
+    def notify(self, *lines: str) -> None:
+        """An event caused by someone else; telnet users see it on a fresh line."""
+        if self.user is None or self.phase is Phase.CLOSED or not lines:
+            return
+        if self.is_clip or self._busy:
+            self.send(*lines)
+        else:
+            self.write("\r\n" + "".join(f"{line}\r\n" for line in lines) + PROMPT)
+
+    def write(self, text: str, raw: bytes = b"") -> None:
+        """Seven-bit text (anything else becomes ``?``), after optional raw bytes."""
+        self.connection.write(raw + text.encode("ascii", "replace"))
+
+    def disconnect(self, goodbye: bool = True, notice: str | None = None) -> None:
+        """Close the connection; ``notice`` is what others see (default: logs out)."""
+        if self.phase is Phase.CLOSED:
+            return
+        if goodbye:
+            self.send(*GOODBYE)
+        if self.user is not None:
+            self._leaving = notice or clip.logs_out(self.user.name)
+        self.phase = Phase.CLOSED
+        self.connection.close()
+
+    # --- driven by the protocol -------------------------------------------------------
+
+    def connection_made(self) -> None:
+        self._restart_timer()
+        self.write("".join(f"{line}\r\n" for line in self.services.banner)
+                   + clip.format_banner_date(self.now()) + "\r\n" + LOGIN_PROMPT)
+
+    def line_received(self, line: str | TooLong) -> None:
+        """One input line (or the note that one was too long and thrown away)."""
+        if self.phase is Phase.CLOSED:
+            return
+        if self._busy or self._draining:
+            if len(self._queue) < MAX_QUEUED_LINES:
+                self._queue.append(line)
+            return
+        self._handle(line)
+        self._drain()
+
+    def connection_lost(self) -> None:
+        if self._timer is not None and self._timer.active():
+            self._timer.cancel()
+        self.phase = Phase.CLOSED
+        user, self.user = self.user, None
+        if user is None:
+            return
+        self.lobby.logout(user, self._leaving or clip.drops_connection(user.name))
+        if not self._replaced:
+            self._store("record_logout", user.name, self.now())
+            self._store("save_settings", user.name, user.settings_text())
+
+    def shutdown(self) -> None:
+        """The server is stopping: say goodbye without telling the others."""
+        if self.phase is Phase.CLOSED:
+            return
+        if self.phase is Phase.READY and not self.is_clip and not self._busy:
+            self.write("\r\n")
+        self.error("The server is shutting down.")
+        self.disconnect(goodbye=True)
+
+    # --- the dispatch loop ------------------------------------------------------------
+
+    def _handle(self, line: str | TooLong) -> None:
+        self._restart_timer()
+        self._busy = True
+        try:
+            if isinstance(line, TooLong):
+                result: Phase | Deferred[Phase] = self._overlong(line.limit)
+            else:
+                result = self._handlers[self.phase](line)
+        except Exception:
+            result = self._recover(Failure())
+        if isinstance(result, Deferred):
+            result.addErrback(self._recover)
+            result.addCallback(self._finish)
+        else:
+            self._finish(result)
+
+    def _finish(self, phase: Phase) -> None:
+        if self.phase is not Phase.CLOSED:
+            self.phase = phase
+        self._busy = False
+        self._drain()
+
+    def _drain(self) -> None:
+        if self._draining:
+            return
+        self._draining = True
+        try:
+            while self._queue and not self._busy and self.phase is not Phase.CLOSED:
+                self._handle(self._queue.popleft())
+        finally:
+            self._draining = False
+
+    def _recover(self, failure: Failure) -> Phase:
+        """An unexpected error: log it, answer with a `** ` line, keep the connection."""
+        if self.phase is Phase.CLOSED:
+            return Phase.CLOSED
+        log.failure("Unexpected error in phase {phase}", failure, phase=self.phase)
+        if self.phase is Phase.READY:
+            self.error("Sorry, the server could not complete that command.")
+            self._prompt()
+            return Phase.READY
+        self.write("\r\n** Sorry, something went wrong. Please try again.\r\n" + LOGIN_PROMPT,
+                   raw=WONT_ECHO if self.phase is not Phase.LOGIN else b"")
+        return Phase.LOGIN
+
+    def _restart_timer(self) -> None:
+        timeout = (self.settings.idle_timeout if self.phase is Phase.READY
+                   else self.settings.login_timeout)
+        if self._timer is not None and self._timer.active():
+            self._timer.reset(timeout)
+        else:
+            self._timer = self.clock.callLater(timeout, self._timed_out)
+
+    def _timed_out(self) -> None:
+        if self.phase is Phase.CLOSED:
+            return
+        if self.phase is Phase.READY and not self.is_clip:
+            self.write("\r\n")
+        self.send("Connection timed out.")
+        notice = clip.timed_out(self.user.name) if self.user is not None else None
+        self.disconnect(goodbye=False, notice=notice)
+
+    def _prompt(self) -> None:
+        if self.phase is Phase.READY and not self.is_clip:
+            self.write(PROMPT)
+
+    def _overlong(self, limit: int) -> Phase:
+        text = f"** Your line was too long (more than {limit} characters) and was ignored."
+        if self.phase is Phase.READY:
+            self.send(text)
+            self._prompt()
+        elif self.phase is Phase.GUEST:
+            self.send(text)
+            self.write(PROMPT)
+        else:
+            self.write(f"\r\n{text}\r\n" + LOGIN_PROMPT,
+                       raw=WONT_ECHO if self.phase is not Phase.LOGIN else b"")
+            return Phase.LOGIN
+        return self.phase
+
+    def _store(self, method: str, *args: Any) -> None:
+        """A store write nobody waits for; failures are logged."""
+        d = maybeDeferred(getattr(self.db, method), *args)
+        d.addErrback(lambda f: log.failure("Store call {method} failed", f, method=method))
+
+    # --- LOGIN and PASSWORD ------------------------------------------------------------
+
+    def _line_login(self, line: str) -> Phase | Deferred[Phase]:
+        words = line.split()
+        if not words:
+            self.write(LOGIN_PROMPT)
+            return Phase.LOGIN
+        if words[0] == "login" and len(words) >= 5:
+            _, client, _version, name, password = words[:5]
+            return self._authenticate(name, password, client=client[:20])
+        if words[0] == "guest":
+            self.send(*GUEST_WELCOME)
+            self.write(PROMPT)
+            return Phase.GUEST
+        self._pending_name = words[0]
+        self.write(PASSWORD_PROMPT, raw=WILL_ECHO)
+        return Phase.PASSWORD
+
+    def _line_password(self, line: str) -> Phase | Deferred[Phase]:
+        return self._authenticate(self._pending_name, line, client=None)
+
+    def _authenticate(self, name: str, password: str, client: str | None) -> Deferred[Phase]:
+        def check(record: UserRecord | None) -> Deferred[Phase] | Phase:
+            if record is None or not password:
+                return self._login_failed(client)
+            verified = self.services.passwords.verify(password, record.password_hash)
+            return verified.addCallback(checked, record)
+
+        def checked(right: bool, record: UserRecord) -> Deferred[Phase] | Phase:
+            if not right:
+                return self._login_failed(client)
+            messages = maybeDeferred(self.db.take_messages, record.name)
+            return messages.addCallback(
+                lambda stored: self._enter(record, stored, client, echo_was_off=client is None))
+
+        return maybeDeferred(self.db.get_user, name).addCallback(check)
+
+    def _login_failed(self, client: str | None) -> Phase:
+        self._failures += 1
+        raw = WONT_ECHO if client is None else b""
+        if self._failures >= MAX_FAILED_LOGINS:
+            self.write("\r\n** Too many failed logins. Closing the connection.\r\n", raw=raw)
+            self.disconnect(goodbye=False)
+            return Phase.CLOSED
+        self.write("\r\n" + LOGIN_PROMPT, raw=raw)
+        return Phase.LOGIN
+
+    def _enter(
+        self, record: UserRecord, messages: Sequence[StoredMessage], client: str | None,
+        *, echo_was_off: bool, registered: bool = False,
+    ) -> Phase:
+        """The user is who they claim: join the lobby and print the login block."""
+        if self.phase is Phase.CLOSED:
+            return Phase.CLOSED
+        now = self.now()
+        replaced = self.lobby.find(record.name)
+        self.is_clip = client is not None
+        user = OnlineUser.from_record(record, self, login_time=now, host=self.host,
+                                      client=client, now=self.clock.seconds())
+        if replaced is not None:
+            user.playing, user.watching = replaced.playing, replaced.watching
+        self.user = user
+        previous_login = record.last_login or record.created
+        previous_host = record.last_host or self.host
+        lines = [] if registered else [""]  # end the prompt's line first
+        if replaced is not None:
+            lines.append("** Warning: You are already logged in.")
+        if self.is_clip:
+            lines.append(clip.format_welcome(user.name, previous_login, previous_host))
+            lines.append(clip.format_own_info(user.name, user.toggles, user.variables,
+                                              user.rating, user.experience))
+            lines += clip.format_motd(self.services.motd)
+            others = [u for u in self.lobby.users() if u is not replaced]
+            lines += [clip.format_who_info(u.who_info(self.clock.seconds()))
+                      for u in [*others, user]]
+            lines.append(clip.WHO_END)
+        else:
+            lines.append(f"** User {user.name} authenticated.")
+            lines.append(f"** Last login: {clip.format_date(previous_login)} from {previous_host}")
+            lines += self.services.motd
+        if messages:
+            lines.append(chat.MESSAGES_FOLLOW)
+            lines += [chat.message_received(m.sender, m.sent, m.text).for_client(self.is_clip)
+                      for m in messages]
+        self.write("".join(f"{line}\r\n" for line in lines), raw=WONT_ECHO if echo_was_off else b"")
+        self.phase = Phase.READY
+        if replaced is not None:
+            replaced.session.replaced()
+        self._store("record_login", user.name, now, self.host)
+        text = (clip.logs_in_again(user.name) if replaced is not None
+                else clip.just_registered(user.name) if registered else clip.logs_in(user.name))
+        self.lobby.login(user, text, replaced=replaced)
+        self._prompt()
+        return Phase.READY
+
+    def replaced(self) -> None:
+        """The same account logged in again elsewhere: this connection gives way."""
+        self._replaced = True
+        if self.phase is Phase.READY and not self.is_clip and not self._busy:
+            self.write("\r\n")
+        self.error("You logged in again from another connection; closing this one.")
+        self.disconnect(goodbye=False)
+
+    # --- registration -----------------------------------------------------------------
+
+    def _line_guest(self, line: str) -> Phase | Deferred[Phase]:
+        word, rest = split_command(line)
+        if word in ("bye", "quit"):
+            self.disconnect(goodbye=True)
+            return Phase.CLOSED
+        if word != "name":
+            self.send(*GUEST_WELCOME)
+            self.write(PROMPT)
+            return Phase.GUEST
+        name = rest.strip()
+        problem = name_problem(name)
+        if problem is NameProblem.BAD_CHARACTERS:
+            return self._guest_again(
+                "** Your name may only contain letters and the underscore character _ .")
+        if problem is NameProblem.TOO_LONG:
+            return self._guest_again(
+                f"** Please use a name with at most {NAME_MAX} characters.")
+        if name.lower() == "guest":
+            return self._guest_again(self._name_used(name))
+
+        def decide(taken: bool) -> Phase:
+            if taken:
+                return self._guest_again(self._name_used(name))
+            self._new_name = name
+            self.send(f"Your name will be {name}",
+                      "Type in no password and hit Enter/Return if you want to change it now.")
+            self.write(NEW_PASSWORD_PROMPT, raw=WILL_ECHO)
+            return Phase.NEW_PASSWORD
+
+        return maybeDeferred(self.db.name_taken, name).addCallback(decide)
+
+    @staticmethod
+    def _name_used(name: str) -> str:
+        return f"** Please use another name. '{name}' is already used by someone else."
+
+    def _guest_again(self, text: str, raw: bytes = b"") -> Phase:
+        self.write(f"{text}\r\n" + PROMPT, raw=raw)
+        return Phase.GUEST
+
+    def _line_new_password(self, line: str) -> Phase:
+        problem = password_problem(line)
+        if problem is PasswordProblem.EMPTY:
+            return self._guest_again("\r\n** No password given. Please choose a new name",
+                                     raw=WONT_ECHO)
+        if problem is None:
+            self._new_password = line
+            self.write("\r\n" + RETYPE_PROMPT)
+            return Phase.CONFIRM_PASSWORD
+        reply = {
+            PasswordProblem.TOO_SHORT: "Minimal password length is 4 characters.",
+            PasswordProblem.COLON: "Your password may not contain ':'",
+            PasswordProblem.BLANK: "Your password may not contain blanks.",
+        }[problem]
+        self.write(f"\r\n{reply}\r\n" + NEW_PASSWORD_PROMPT)
+        return Phase.NEW_PASSWORD
+
+    def _line_confirm_password(self, line: str) -> Phase | Deferred[Phase]:
+        password, self._new_password = self._new_password, ""
+        if line != password:
+            self.write("\r\n** The two passwords were not identical. "
+                       "Please give them again. Password: ")
+            return Phase.NEW_PASSWORD
+        name = self._new_name
+
+        def create(password_hash: str) -> Deferred[UserRecord]:
+            return maybeDeferred(self.db.create_user, name, password_hash, self.now())
+
+        def registered(record: UserRecord) -> Phase:
+            self.write("\r\n", raw=WONT_ECHO)
+            self.send("You are registered.", "Type 'help beginner' to get started.")
+            return self._enter(record, (), None, echo_was_off=False, registered=True)
+
+        def taken(failure: Failure) -> Phase:
+            failure.trap(NameTaken)
+            return self._guest_again("\r\n" + self._name_used(name), raw=WONT_ECHO)
+
+        d = self.services.passwords.hash(password).addCallback(create)
+        return d.addCallbacks(registered, taken)
+
+    # --- READY: commands --------------------------------------------------------------
+
+    def _line_ready(self, line: str) -> Phase | Deferred[Phase]:
+        assert self.user is not None
+        if not line:
+            self._prompt()
+            return Phase.READY
+        self.user.last_active = self.clock.seconds()
+        word, rest = split_command(line)
+        found = commands.resolve(word)
+        if found is None:
+            self.error(f"Unknown command: '{word}'")
+            self._prompt()
+            return Phase.READY
+        result = found.run(self, rest)
+        if isinstance(result, Deferred):
+            return result.addCallback(lambda _: self._command_done())
+        return self._command_done()
+
+    def _command_done(self) -> Phase:
+        if self.phase is Phase.CLOSED:
+            return Phase.CLOSED
+        self._prompt()
+        return Phase.READY
+

@@ -1,0 +1,80 @@
+"""A logged-in user: the live state the lobby and the commands share.
+
+The account itself (name, password hash, rating...) is a ``UserRecord`` in the store;
+an ``OnlineUser`` holds what changes while the user is connected and writes back
+through the session's database proxy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fibsd.store import UserRecord
+from fibsd.wire.clip import WhoInfo
+from fibsd.wire.settings import toggles_from_text, toggles_to_text
+
+if TYPE_CHECKING:
+    from fibsd.server.session import Session
+
+
+@dataclass(eq=False)
+class OnlineUser:
+    name: str
+    record: UserRecord
+    session: Session
+    login_time: int
+    host: str
+    client: str | None  # the client word of a CLIP login; None for telnet users
+    toggles: dict[str, bool]
+    variables: dict[str, str]
+    rating: float
+    experience: int
+    address: str = ""
+    away: str | None = None
+    gagged: set[str] = field(default_factory=set)
+    blinded: set[str] = field(default_factory=set)
+    last_active: float = 0.0  # reactor time of the last command, for idle times
+    playing: str | None = None  # the opponent's name while in a match
+    watching: str | None = None  # the name of the player whose game is watched
+
+    @classmethod
+    def from_record(
+        cls, record: UserRecord, session: Session, *, login_time: int, host: str,
+        client: str | None, now: float,
+    ) -> OnlineUser:
+        toggles, variables = toggles_from_text(record.settings)
+        toggles["telnet"] = client is None
+        return cls(
+            name=record.name, record=record, session=session, login_time=login_time,
+            host=host, client=client, toggles=toggles, variables=variables,
+            rating=record.rating, experience=record.experience, address=record.address,
+            gagged=set(record.gagged), blinded=set(record.blinded), last_active=now,
+        )
+
+    @property
+    def ready(self) -> bool:
+        return self.toggles["ready"]
+
+    def who_info(self, now: float) -> WhoInfo:
+        return WhoInfo(
+            name=self.name,
+            opponent=self.playing,
+            watching=self.watching,
+            ready=self.ready,
+            away=self.away is not None,
+            rating=self.rating,
+            experience=self.experience,
+            idle=max(0, int(now - self.last_active)),
+            login=self.login_time,
+            host=self.host,
+            client=self.client,
+            email=self.address,
+        )
+
+    def settings_text(self) -> dict[str, str]:
+        return toggles_to_text(self.toggles, self.variables)
+
+    def save_settings(self) -> Any:
+        """Persist toggles and ``set`` variables; returns the store call's Deferred."""
+        return self.session.db.save_settings(self.name, self.settings_text())
