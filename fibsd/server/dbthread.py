@@ -103,6 +103,8 @@ class DatabaseThread(Service):
         self._waiters.append(waiter)
         if not self._stopping:
             self._stopping = True
+            if not self._pool.started:
+                self._pool.start()  # never started: still close the store
             closing = deferToThreadPool(self._reactor, self._pool, self._store.close)
             closing.addBoth(self._finish)
         return waiter

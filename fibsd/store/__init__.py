@@ -156,7 +156,10 @@ class Store(Protocol):
         new_ratings: Mapping[str, tuple[float, int]] | None = None,
     ) -> None:
         """Keep the result, drop the pair's saved match, and set each player in
-        ``new_ratings`` to its (rating, experience), all in one transaction."""
+        ``new_ratings`` to its (rating, experience), all in one transaction.
+
+        The players need not have accounts (a result outlives an account); the
+        names in ``new_ratings`` must, or nothing is written (``UnknownUser``)."""
         ...
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:

@@ -99,3 +99,13 @@ async def test_as_a_service(memory_store: SQLiteStore) -> None:
     assert not db.running
     with pytest.raises(DatabaseStopped):
         await db.name_taken("alice")
+
+
+@pytest_twisted.ensureDeferred
+async def test_stop_without_start_still_closes(tmp_path: Path) -> None:
+    db = DatabaseThread(SQLiteStore(tmp_path / "fibsd.sqlite"))
+    db.create_user("alice", "h", 10)
+    await db.stop()
+    reopened = SQLiteStore(tmp_path / "fibsd.sqlite")
+    assert reopened.name_taken("alice")
+    reopened.close()

@@ -294,6 +294,12 @@ def test_finishing_a_match_sets_ratings_and_drops_the_saved_match(any_store: Sto
     assert any_store.ratings() == [("bob", 1504.5, 5), ("carol", 1500.0, 0), ("alice", 1495.5, 5)]
 
 
+def test_a_result_may_name_players_without_accounts(any_store: Store) -> None:
+    match = finished("gone", "also_gone", 8000)
+    any_store.record_finished_match(match)
+    assert any_store.finished_matches("gone") == [match]
+
+
 # persistence
 
 
