@@ -67,7 +67,9 @@ def make_version_1(path: Path) -> None:
     """A database as fibsd's first schema left it, with one user and her data."""
     conn = raw(path)
     conn.execute("BEGIN")
-    conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied INTEGER NOT NULL)")
+    conn.execute(
+        "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied INTEGER NOT NULL)"
+    )
     migrate_1(conn)
     conn.execute("INSERT INTO schema_version VALUES (1, 0)")
     conn.execute(
