@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import re
+import tomllib
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -85,6 +88,16 @@ def test_printout_when_the_underdog_wins() -> None:
         "K=max(1 , -Experience/100+5) for old: 1.000000",
         "change for old: -4*K*sqrt(N)*P=-4.470430",
     ]
+
+
+def test_printout_lines_are_in_the_catalogue() -> None:
+    path = Path(__file__).resolve().parents[1] / "protocol" / "catalogue" / "rating.toml"
+    with open(path, "rb") as file:
+        patterns = [re.compile(e["pattern"]) for e in tomllib.load(file)["line"]]
+    for args in ((2026.77, 1229928, 1726.46, 10305, 5), (1500.0, 0, 1800.0, 2000, 3),
+                 (1500.0, 0, 1500.0, 0, 99)):
+        for line in format_rating_calculation(rate_match(*args), "alice", "bob_b"):
+            assert any(p.fullmatch(line) for p in patterns), line
 
 
 @pytest.mark.parametrize("experience, k", [

@@ -201,6 +201,21 @@ def test_absolute_board_inverts(position: Position, colour: Colour) -> None:
     assert view_position(replace(view, board=board), colour) == position
 
 
+dice = st.tuples(st.integers(1, 6), st.integers(1, 6))
+
+
+@given(positions(), st.sampled_from(Colour), dice, st.booleans(), st.integers(0, 4))
+def test_built_views_round_trip(position: Position, colour: Colour, roll: tuple[int, int],
+                                watcher: bool, can_move: int) -> None:
+    me = Seat("alice", colour, 2, dice=roll, can_move=can_move)
+    them = Seat("bob", colour.other, 4, may_double=False)
+    view = board_view(position, me, them, Table(7, cube=2, turn=colour),
+                      recipient_plays=not watcher)
+    assert parse_board(format_board(view)) == view
+    assert consistency_problems(view) == []
+    assert view_position(view, colour) == position
+
+
 def test_o_moves_down_and_x_moves_up() -> None:
     """Own point 24 (the back checkers) is absolute 24 for O and absolute 1 for X."""
     side = own({24: 2})
