@@ -202,7 +202,7 @@ CLIP_RULES: tuple[Rule, ...] = (
           r"[0-9]+\.[0-9]+ [01] [01] (?:[0-9]+|unlimited) [01] [01] \S+$", _own_info),
     _rule(r"^3$", ev.MotdStart),
     _rule(r"^4$", ev.MotdEnd),
-    _rule(r"^5 (?P<name>@) (?P<opponent>@|-) (?P<watching>@|-) (?P<ready>[01]) (?P<away>[01]) "
+    _rule(r"^5 (?P<name>@) (?!@ @ )(?P<opponent>@|-) (?P<watching>@|-) (?P<ready>[01]) (?P<away>[01]) "
           r"(?P<rating>[0-9]+\.[0-9]+) (?P<experience>[0-9]+) (?P<idle>[0-9]+) (?P<login>[0-9]+) "
           r"(?P<hostname>\S+) (?P<client>\S+) (?P<email>\S+)$", ev.WhoInfo),
     _rule(r"^6$", ev.WhoEnd),
@@ -388,6 +388,8 @@ TEXT_RULES: tuple[Rule, ...] = (
     _rule(r"^(?P<text>Watching players:|@ is watching @\.)$", ev.Information, kind="watchers"),
     _rule(r"^(?P<text>None of the users is away\.|The following users are away:)$", ev.Information, kind="away"),
     _rule(r"^(?P<text>Your email address is '.*'\.|Password changed\.)$", ev.Information, kind="account"),
+    _rule(r"^(?P<text>   [+|].*|  v\|.*|   BAR: O-[0-9]+ X-[0-9]+ .*|    [0-9][0-9 ]+)$", ev.Information,
+          kind="ascii_board"),
 )
 
 

@@ -1,0 +1,305 @@
+"""The Twisted side of the client: one CLIP connection, and a factory that can reconnect.
+
+Flow of a connection: wait for the ``login: `` prompt, then either send the
+one-line CLIP login ``login <client> 1008 <name> <password>`` or, when asked
+to register, go through the guest dialogue (``guest``, ``name <name>``, the
+password twice) and hang up after ``You are registered.`` - FIBS then logs the
+new user in in telnet mode, which a CLIP client does not want, so the factory
+reconnects and logs in with CLIP like Gibbon and KBackgammon do.
+
+Every received line goes through ``parse.LineReader`` and the event goes to the
+handler; ``wait_for`` gives a Deferred for the next event of a kind.  Prompts
+arrive without a line end, so the receiver looks at the unterminated rest of
+its buffer too: when that rest is exactly a known prompt it becomes an event.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from collections.abc import Callable
+from typing import Any
+
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IAddress, IConnector, IReactorTime
+from twisted.internet.protocol import ReconnectingClientFactory, connectionDone
+from twisted.logger import Logger
+from twisted.protocols.basic import LineReceiver
+from twisted.python.failure import Failure
+
+from fibsd.client import events as ev
+from fibsd.client.parse import LineReader
+
+CLIP_VERSION = 1008
+PROMPTS = ("login: ", "> ", "password: ", "Please give your password: ", "Please retype your password: ")
+_IAC = re.compile(rb"\xff[\xfb-\xfe].|\xff\xff", re.S)  # telnet option negotiation, dropped
+_LINE_END = b"\n"
+
+Handler = Callable[[ev.Event], Any] | object
+
+
+class LoginFailed(Exception):
+    """The server answered the CLIP login with a new ``login: `` prompt."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"login refused for {name!r}")
+        self.name = name
+
+
+class RegistrationFailed(Exception):
+    """The guest dialogue refused the name or the password; ``event`` says why."""
+
+    def __init__(self, name: str, event: ev.Event) -> None:
+        super().__init__(f"registration of {name!r} refused: {event!r}")
+        self.name = name
+        self.event = event
+
+
+@dataclass(frozen=True)
+class Credentials:
+    name: str
+    password: str
+    client: str = "fibsd-client"
+
+    def login_line(self) -> str:
+        return f"login {self.client} {CLIP_VERSION} {self.name} {self.password}"
+
+
+class Stage(Enum):
+    """How far the login has come."""
+
+    WAIT_PROMPT = "wait for login prompt"
+    LOGIN_SENT = "login line sent"
+    GUEST = "guest sent, waiting for the '> ' prompt"
+    NAME_SENT = "name sent"
+    PASSWORD = "password asked"
+    REGISTERED = "registered"
+    READY = "logged in"
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def dispatch(handler: Handler, event: ev.Event) -> None:
+    """Call a plain callable with every event; call an object's ``on_<event>`` method.
+
+    An object gets ``on_board(event)`` for a ``Board``, ``on_rolls`` for ``Rolls``
+    and so on, and ``on_event(event)`` for events it has no method for.
+    """
+    if callable(handler):
+        handler(event)
+        return
+    method = getattr(handler, "on_" + _snake(type(event).__name__), None)
+    if method is None:
+        method = getattr(handler, "on_event", None)
+    if method is not None:
+        method(event)
+
+
+@dataclass
+class _Waiter:
+    kind: type[ev.Event]
+    predicate: Callable[[Any], bool] | None
+    deferred: Deferred[Any]
+
+
+class ClipClientProtocol(LineReceiver):
+    """One CLIP connection: logs in (or registers), turns lines into events, sends commands."""
+
+    delimiter = b"\r\n"  # for sending; received lines may end with LF or CR LF
+    MAX_LENGTH = 65536
+    log = Logger()
+
+    def __init__(
+        self,
+        credentials: Credentials,
+        handler: Handler | None = None,
+        *,
+        register: bool = False,
+        clock: IReactorTime | None = None,
+    ) -> None:
+        self.credentials = credentials
+        self.handler = handler
+        self.register = register
+        self.clock = clock
+        self.stage = Stage.WAIT_PROMPT
+        self.reader = LineReader()
+        self.unknown_lines: list[str] = []
+        self.logged_in: Deferred[ev.Welcome] = Deferred()
+        self.registered: Deferred[None] = Deferred()
+        self.closed: Deferred[None] = Deferred()
+        self._pending = b""
+        self._waiters: list[_Waiter] = []
+
+    # -- Twisted overrides ---------------------------------------------------------
+
+    def dataReceived(self, data: bytes) -> None:
+        """Split on LF ourselves: LineReceiver hides the unterminated rest, where prompts are."""
+        self._pending += data
+        *lines, self._pending = self._pending.split(_LINE_END)
+        for raw in lines:
+            if self.transport is None or getattr(self.transport, "disconnecting", False):
+                return
+            self.lineReceived(raw.rstrip(b"\r"))
+        rest = _IAC.sub(b"", self._pending).decode("latin-1")
+        if rest in PROMPTS or rest.endswith("Password: "):
+            self._pending = b""
+            self._deliver(ev.Prompt(rest))
+        elif len(self._pending) > self.MAX_LENGTH:
+            self.lineLengthExceeded(self._pending)
+
+    def lineReceived(self, line: bytes) -> None:
+        self._deliver(self.reader.feed(_IAC.sub(b"", line).decode("latin-1")))
+
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            waiter.deferred.errback(reason)
+        if not self.logged_in.called and self.stage is not Stage.REGISTERED:
+            self.logged_in.errback(reason)
+        self.closed.callback(None)
+
+    # -- public API ----------------------------------------------------------------
+
+    def send(self, command: str) -> None:
+        """Send one command line (7-bit; other characters become ``?``)."""
+        self.sendLine(command.encode("ascii", "replace"))
+
+    def wait_for(
+        self,
+        kind: type[ev.Event],
+        predicate: Callable[[Any], bool] | None = None,
+        timeout: float | None = None,
+    ) -> Deferred[Any]:
+        """A Deferred for the next event of ``kind`` (matching ``predicate``) from now on.
+
+        With ``timeout`` it fails with ``defer.TimeoutError`` after that many
+        seconds of the protocol's clock; a lost connection fails it too.
+        """
+        waiter = _Waiter(kind, predicate, Deferred())
+        self._waiters.append(waiter)
+        if timeout is not None:
+            if self.clock is None:
+                raise ValueError("a timeout needs the protocol to have a clock")
+            waiter.deferred.addTimeout(timeout, self.clock, onTimeoutCancel=self._forget(waiter))
+        return waiter.deferred
+
+    # -- internals -----------------------------------------------------------------
+
+    def _forget(self, waiter: _Waiter) -> Callable[[Any, float], Any]:
+        def forget(result: Any, timeout: float) -> Any:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+            return result
+
+        return forget
+
+    def _deliver(self, event: ev.Event) -> None:
+        if isinstance(event, ev.Unknown):
+            self.unknown_lines.append(event.line)
+            self.log.warn("unknown line from server: {line!r}", line=event.line)
+        self._advance(event)
+        if self.handler is not None:
+            dispatch(self.handler, event)
+        for waiter in list(self._waiters):
+            if isinstance(event, waiter.kind) and (waiter.predicate is None or waiter.predicate(event)):
+                self._waiters.remove(waiter)
+                waiter.deferred.callback(event)
+
+    def _advance(self, event: ev.Event) -> None:
+        """The login state machine; every other event leaves the stage alone."""
+        name = self.credentials.name
+        match self.stage, event:
+            case Stage.WAIT_PROMPT, ev.Prompt(text="login: "):
+                if self.register:
+                    self.stage = Stage.GUEST
+                    self.send("guest")
+                else:
+                    self.stage = Stage.LOGIN_SENT
+                    self.send(self.credentials.login_line())
+            case Stage.LOGIN_SENT, ev.Prompt(text="login: "):
+                self._fail(self.logged_in, LoginFailed(name))
+            case Stage.LOGIN_SENT, ev.Welcome():
+                self.stage = Stage.READY
+                self.logged_in.callback(event)
+            case Stage.GUEST, ev.Prompt(text="> "):
+                self.stage = Stage.NAME_SENT
+                self.send(f"name {name}")
+            case Stage.NAME_SENT, ev.NameAccepted():
+                self.stage = Stage.PASSWORD
+            case Stage.NAME_SENT, ev.NameTaken() | ev.Error():
+                self._fail(self.registered, RegistrationFailed(name, event))
+            case Stage.PASSWORD, ev.Prompt():
+                self.send(self.credentials.password)
+            case Stage.PASSWORD, ev.PasswordRefused() | ev.Error():
+                self._fail(self.registered, RegistrationFailed(name, event))
+            case Stage.PASSWORD, ev.Registered():
+                self.stage = Stage.REGISTERED
+                self.registered.callback(None)
+                self.transport.loseConnection()
+
+    def _fail(self, deferred: Deferred[Any], error: Exception) -> None:
+        if not deferred.called:
+            deferred.errback(error)
+        self.transport.loseConnection()
+
+
+class ClipClientFactory(ReconnectingClientFactory):
+    """Builds the connections of one account; reconnects after registering, and optionally always.
+
+    ``connected`` is called with each new protocol, before any line arrives, so
+    a bot can keep a reference for sending.  ``reconnect`` is the bot option:
+    after a lost connection it connects again with growing delays.
+    """
+
+    def __init__(
+        self,
+        credentials: Credentials,
+        handler: Handler | None = None,
+        *,
+        register: bool = False,
+        reconnect: bool = False,
+        clock: IReactorTime | None = None,
+        connected: Callable[[ClipClientProtocol], Any] | None = None,
+    ) -> None:
+        self.credentials = credentials
+        self.handler = handler
+        self.register = register
+        self.reconnect = reconnect
+        self.connected = connected
+        self.current: ClipClientProtocol | None = None
+        if clock is not None:
+            self.clock = clock
+
+    def buildProtocol(self, addr: IAddress) -> ClipClientProtocol:
+        clock = getattr(self, "clock", None)
+        protocol = ClipClientProtocol(self.credentials, self.handler, register=self.register, clock=clock)
+        protocol.factory = self
+        protocol.registered.addCallback(self._registered)
+        protocol.registered.addErrback(lambda failure: None)  # the protocol's own users see it
+        protocol.logged_in.addCallback(self._logged_in)
+        protocol.logged_in.addErrback(lambda failure: None)
+        self.current = protocol
+        if self.connected is not None:
+            self.connected(protocol)
+        return protocol
+
+    def _registered(self, result: None) -> None:
+        self.register = False
+
+    def _logged_in(self, welcome: ev.Welcome) -> ev.Welcome:
+        self.resetDelay()
+        return welcome
+
+    def clientConnectionLost(self, connector: IConnector, reason: Failure) -> None:
+        protocol = self.current
+        if protocol is not None and protocol.stage is Stage.REGISTERED:
+            connector.connect()
+        elif self.reconnect:
+            super().clientConnectionLost(connector, reason)
+
+    def clientConnectionFailed(self, connector: IConnector, reason: Failure) -> None:
+        if self.reconnect:
+            super().clientConnectionFailed(connector, reason)
