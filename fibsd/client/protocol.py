@@ -140,9 +140,11 @@ class ClipClientProtocol(LineReceiver):
         self._pending += data
         *lines, self._pending = self._pending.split(_LINE_END)
         for raw in lines:
-            if self.transport is None or getattr(self.transport, "disconnecting", False):
+            if self._closing():
                 return
             self.lineReceived(raw.rstrip(b"\r"))
+        if self._closing():
+            return
         rest = _IAC.sub(b"", self._pending).decode("latin-1")
         if rest in PROMPTS or rest.endswith("Password: "):
             self._pending = b""
@@ -183,18 +185,14 @@ class ClipClientProtocol(LineReceiver):
         if timeout is not None:
             if self.clock is None:
                 raise ValueError("a timeout needs the protocol to have a clock")
-            waiter.deferred.addTimeout(timeout, self.clock, onTimeoutCancel=self._forget(waiter))
+            waiter.deferred.addTimeout(timeout, self.clock)
         return waiter.deferred
 
     # -- internals -----------------------------------------------------------------
 
-    def _forget(self, waiter: _Waiter) -> Callable[[Any, float], Any]:
-        def forget(result: Any, timeout: float) -> Any:
-            if waiter in self._waiters:
-                self._waiters.remove(waiter)
-            return result
-
-        return forget
+    def _closing(self) -> bool:
+        """Whether we hung up: what the server sent after that is not acted upon."""
+        return self.transport is None or bool(getattr(self.transport, "disconnecting", False))
 
     def _deliver(self, event: ev.Event) -> None:
         if isinstance(event, ev.Unknown):
@@ -203,6 +201,7 @@ class ClipClientProtocol(LineReceiver):
         self._advance(event)
         if self.handler is not None:
             dispatch(self.handler, event)
+        self._waiters = [waiter for waiter in self._waiters if not waiter.deferred.called]  # timed out
         for waiter in list(self._waiters):
             if isinstance(event, waiter.kind) and (waiter.predicate is None or waiter.predicate(event)):
                 self._waiters.remove(waiter)
