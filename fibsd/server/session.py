@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 from twisted.internet.defer import Deferred, maybeDeferred
@@ -71,7 +71,6 @@ GUEST_WELCOME = (
     "",
     "ONE USERNAME PER PERSON ONLY!!!",
 )
-MAX_FAILED_LOGINS = 5
 MAX_QUEUED_LINES = 100
 
 
@@ -286,8 +285,9 @@ class Session:
         return Phase.LOGIN
 
     def _restart_timer(self) -> None:
-        timeout = (self.settings.idle_timeout if self.phase is Phase.READY
-                   else self.settings.login_timeout)
+        timeout = self.settings.idle_timeout
+        if not timeout:
+            return
         if self._timer is not None and self._timer.active():
             self._timer.reset(timeout)
         else:
@@ -365,7 +365,7 @@ class Session:
     def _login_failed(self, client: str | None) -> Phase:
         self._failures += 1
         raw = WONT_ECHO if client is None else b""
-        if self._failures >= MAX_FAILED_LOGINS:
+        if self._failures >= self.settings.limits.login_attempts:
             self.write("\r\n** Too many failed logins. Closing the connection.\r\n", raw=raw)
             self.disconnect(goodbye=False)
             return Phase.CLOSED
@@ -383,7 +383,8 @@ class Session:
         replaced = self.lobby.find(record.name)
         self.is_clip = client is not None
         user = OnlineUser.from_record(record, self, login_time=now, host=self.host,
-                                      client=client, now=self.clock.seconds())
+                                      client=client, now=self.clock.seconds(),
+                                      new_account_variables=self._new_account_variables())
         if replaced is not None:
             user.playing, user.watching = replaced.playing, replaced.watching
         self.user = user
@@ -419,6 +420,10 @@ class Session:
         self.lobby.login(user, text, replaced=replaced)
         self._prompt()
         return Phase.READY
+
+    def _new_account_variables(self) -> dict[str, str]:
+        defaults = self.settings.new_accounts
+        return {f.name: str(getattr(defaults, f.name)) for f in fields(defaults)}
 
     def replaced(self) -> None:
         """The same account logged in again elsewhere: this connection gives way."""

@@ -7,6 +7,7 @@ through the session's database proxy.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -41,9 +42,14 @@ class OnlineUser:
     @classmethod
     def from_record(
         cls, record: UserRecord, session: Session, *, login_time: int, host: str,
-        client: str | None, now: float,
+        client: str | None, now: float, new_account_variables: Mapping[str, str] = {},
     ) -> OnlineUser:
-        toggles, variables = toggles_from_text(record.settings)
+        """``new_account_variables`` are the site's defaults for variables the account
+        has never stored (fibsd.toml ``[new_accounts]``)."""
+        stored = dict(record.settings)
+        for name, value in new_account_variables.items():
+            stored.setdefault(f"set.{name}", value)
+        toggles, variables = toggles_from_text(stored)
         toggles["telnet"] = client is None
         return cls(
             name=record.name, record=record, session=session, login_time=login_time,

@@ -1,0 +1,135 @@
+"""Who is here: ``who``, ``rawwho`` and ``whois``.
+
+Client programs get who-info as CLIP ``5`` lines closed by a ``6`` (JavaFIBS sends a
+plain ``who`` and waits for the ``6``); telnet users get FIBS's table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from fibsd.server.commands import command
+from fibsd.server.user import OnlineUser
+from fibsd.store import UserRecord
+from fibsd.wire import clip
+
+if TYPE_CHECKING:
+    from fibsd.server.session import Session
+
+WHO_USAGE = "** usage: who [ready | away | playing | count | from <host>]"
+NAME_NEEDED = "** please give a name as an argument."
+
+_SORT_KEYS: dict[str, Callable[[OnlineUser], object]] = {
+    "login": lambda user: user.login_time,
+    "name": lambda user: user.name.lower(),
+    "rating": lambda user: -user.rating,
+    "rrating": lambda user: user.rating,
+}
+
+
+def _sorted(session: Session, users: Iterable[OnlineUser]) -> list[OnlineUser]:
+    """In the order the viewer chose with ``set sortwho`` (stable: login order breaks ties)."""
+    assert session.user is not None
+    key = _SORT_KEYS.get(session.user.variables.get("sortwho", "login"), _SORT_KEYS["login"])
+    return sorted(users, key=key)
+
+
+def _show(session: Session, users: list[OnlineUser]) -> None:
+    now = session.clock.seconds()
+    if session.is_clip:
+        session.send(*(clip.format_who_info(u.who_info(now)) for u in users), clip.WHO_END)
+    else:
+        session.send(clip.WHO_HEADER, *(clip.format_who_row(number, u.who_info(now))
+                                         for number, u in enumerate(users, 1)))
+
+
+@command("who", aliases=("w",))
+def who(session: Session, rest: str) -> None:
+    words = rest.split()
+    users = _sorted(session, session.lobby.users())
+    if not words:
+        _show(session, users)
+        return
+    option = words[0].lower()
+    if option == "count" and len(words) == 1:
+        session.send(clip.format_user_count(len(users)))
+    elif option == "ready" and len(words) == 1:
+        _show(session, [u for u in users if u.ready and u.playing is None])
+    elif option == "away" and len(words) == 1:
+        _show(session, [u for u in users if u.away is not None])
+    elif option == "playing" and len(words) == 1:
+        _show(session, [u for u in users if u.playing is not None])
+    elif option == "from" and len(words) == 2:
+        part = words[1].lower()
+        _show(session, [u for u in users if part in u.host.lower()])
+    else:
+        session.send(WHO_USAGE)
+
+
+@command("rawwho")
+def rawwho(session: Session, rest: str) -> None:
+    """CLIP who-info in either mode; an absent name gives just the closing ``6``."""
+    words = rest.split()
+    now = session.clock.seconds()
+    if words:
+        found = session.lobby.complete(words[0])
+        users = [found] if found is not None else []
+    else:
+        users = _sorted(session, session.lobby.users())
+    session.send(*(clip.format_who_info(u.who_info(now)) for u in users), clip.WHO_END)
+
+
+def _online_lines(session: Session, user: OnlineUser) -> list[str]:
+    idle = clip.format_idle(max(0, int(session.clock.seconds() - user.last_active)))
+    if user.playing is not None:
+        doing = f"  {user.name} is playing with {user.playing}."
+    elif user.watching is not None:
+        doing = f"  {user.name} is watching {user.watching}."
+    elif user.ready:
+        doing = f"  {user.name} is ready to play, not watching, not playing."
+    else:
+        doing = f"  {user.name} is not ready to play, not watching, not playing."
+    return [
+        f"  Last login:  {clip.format_date(user.login_time)} from {user.host}",
+        f"  Still logged in. {idle} minutes idle.",
+        doing,
+        *_rating_and_address(user.rating, user.experience, user.address),
+    ]
+
+
+def _offline_lines(record: UserRecord) -> list[str]:
+    if record.last_login is not None:
+        login = f"  Last login:  {clip.format_date(record.last_login)} from {record.last_host}"
+    else:
+        login = "  Last login:  never"
+    logout = ([f"  Last logout: {clip.format_date(record.last_logout)}"]
+              if record.last_logout is not None else [])
+    return [login, *logout, "  Not logged in right now.",
+            *_rating_and_address(record.rating, record.experience, record.address)]
+
+
+def _rating_and_address(rating: float, experience: int, address: str) -> list[str]:
+    """The last two whois lines; KBackgammon ends its whois block on the e-mail line."""
+    return [f"  Rating: {rating:.2f} Experience: {experience}",
+            f"  Email address: {address}" if address else "  No email address."]
+
+
+@command("whois")
+def whois(session: Session, rest: str) -> object:
+    words = rest.split()
+    if not words:
+        session.send(NAME_NEEDED)
+        return None
+    online = session.lobby.complete(words[0])
+    if online is not None:
+        session.send(f"Information about {online.name}:", *_online_lines(session, online))
+        return None
+
+    def show(record: UserRecord | None) -> None:
+        if record is None:
+            session.send(f"No information found on user {words[0]}.")
+        else:
+            session.send(f"Information about {record.name}:", *_offline_lines(record))
+
+    return session.db.get_user(words[0]).addCallback(show)

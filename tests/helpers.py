@@ -1,0 +1,162 @@
+"""Drive the server with bytes, without sockets or a running reactor.
+
+``FakeServer`` builds the real protocol factory over an in-memory SQLite store whose
+calls answer at once, a cheap stand-in for argon2 and a ``task.Clock``.  Each
+``FakeClient`` is one connection on a ``StringTransport``::
+
+    server = FakeServer()
+    alice = server.connect()
+    alice.send("login test 1008 alice secret")
+    assert alice.lines()[1].startswith("1 alice ")
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from twisted.internet.address import IPv4Address
+from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.task import Clock
+from twisted.internet.testing import StringTransport
+
+from fibsd.app import build_services
+from fibsd.config import Settings, load_settings
+from fibsd.server.protocol import FibsFactory, FibsProtocol
+from fibsd.store import Store
+from fibsd.store.sqlite import SQLiteStore
+
+REPO = Path(__file__).resolve().parent.parent
+CONFIG = REPO / "config" / "fibsd.toml"
+START_TIME = 1_700_000_000.0
+
+
+class ImmediateDatabase:
+    """The DatabaseThread interface (``db.<store method>(...) -> Deferred``), run inline."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def __getattr__(self, method: str) -> Any:
+        function = getattr(self.store, method)
+
+        def call(*args: Any, **kwargs: Any) -> Deferred[Any]:
+            try:
+                return succeed(function(*args, **kwargs))
+            except Exception as error:  # handed to the caller's errback, as the thread does
+                return fail(error)
+
+        return call
+
+    def call(self, method: str, *args: Any, **kwargs: Any) -> Deferred[Any]:
+        return getattr(self, method)(*args, **kwargs)
+
+
+class CheapPasswords:
+    """A fast, deterministic hasher for in-memory tests (never used by the server)."""
+
+    def hash(self, password: str) -> Deferred[str]:
+        return succeed("sha256$" + hashlib.sha256(password.encode()).hexdigest())
+
+    def verify(self, password: str, password_hash: str) -> Deferred[bool]:
+        return succeed(password_hash == "sha256$" + hashlib.sha256(password.encode()).hexdigest())
+
+
+def test_settings(**overrides: Any) -> Settings:
+    return load_settings(CONFIG, overrides)
+
+
+class FakeServer:
+    def __init__(self, store: Store | None = None, settings: Settings | None = None) -> None:
+        self.clock = Clock()
+        self.clock.advance(START_TIME)
+        self.store = store if store is not None else SQLiteStore(":memory:")
+        self.settings = settings or test_settings()
+        self.db = ImmediateDatabase(self.store)
+        self.services = build_services(self.settings, self.db, CheapPasswords(), self.clock)
+        self.factory = FibsFactory(self.services, self.settings.limits.max_line_length)
+        self.clients: list[FakeClient] = []
+        self._port = 40000
+
+    @property
+    def lobby(self) -> Any:
+        return self.services.lobby
+
+    def connect(self, host: str = "10.0.0.1") -> FakeClient:
+        self._port += 1
+        client = FakeClient(self, IPv4Address("TCP", host, self._port))
+        self.clients.append(client)
+        return client
+
+    def settle(self) -> None:
+        """Finish closings the server asked for (StringTransport only records them)."""
+        for client in self.clients:
+            client.finish_close()
+
+    def advance(self, seconds: float) -> None:
+        self.clock.advance(seconds)
+        self.settle()
+
+    def register(self, name: str, password: str = "secret") -> None:
+        """Create an account directly in the store."""
+        self.store.create_user(name, "sha256$" + hashlib.sha256(password.encode()).hexdigest(),
+                               int(self.clock.seconds()))
+
+
+class FakeClient:
+    def __init__(self, server: FakeServer, peer: IPv4Address) -> None:
+        self.server = server
+        self.transport = StringTransport(peerAddress=peer)
+        self.protocol: FibsProtocol = server.factory.buildProtocol(peer)
+        self.protocol.makeConnection(self.transport)
+        self.closed = False
+        self._pending = b""
+
+    def send_bytes(self, data: bytes) -> None:
+        self.protocol.dataReceived(data)
+        self.server.settle()
+
+    def send(self, line: str) -> None:
+        self.send_bytes(line.encode("latin-1") + b"\r\n")
+
+    def received(self) -> bytes:
+        """Every byte sent to this client since the last call."""
+        data = self._pending + self.transport.value()
+        self.transport.clear()
+        self._pending = b""
+        return data
+
+    def lines(self) -> list[str]:
+        """Complete lines received since the last call (telnet bytes removed); an
+        unterminated prompt at the end stays for ``prompt()``."""
+        data = self._pending + self.transport.value()
+        self.transport.clear()
+        *complete, rest = data.split(b"\r\n")
+        self._pending = rest
+        return [_text(line) for line in complete]
+
+    def prompt(self) -> str:
+        """The unterminated text at the end of the output (e.g. ``"> "``), consumed."""
+        self.lines()
+        rest, self._pending = self._pending, b""
+        return _text(rest)
+
+    def close(self) -> None:
+        """The client hangs up."""
+        self.finish_close()
+        if not self.closed:
+            self.closed = True
+            self.protocol.connectionLost()
+            self.server.settle()
+
+    def finish_close(self) -> None:
+        if self.transport.disconnecting and not self.closed:
+            self.closed = True
+            self.protocol.connectionLost()
+
+
+def _text(raw: bytes) -> str:
+    for sequence in (b"\xff\xfb\x01", b"\xff\xfc\x01"):
+        raw = raw.replace(sequence, b"")
+    return raw.decode("ascii")

@@ -1,0 +1,333 @@
+"""Logins, registration and the session's phases, driven through in-memory transports."""
+
+from __future__ import annotations
+
+from tests.helpers import START_TIME, FakeClient, FakeServer
+
+T = int(START_TIME)
+
+
+def clip_login(server: FakeServer, name: str, password: str = "secret",
+               client: str = "test") -> FakeClient:
+    conn = server.connect()
+    conn.received()
+    conn.send(f"login {client} 1008 {name} {password}")
+    conn.lines()
+    return conn
+
+
+def telnet_login(server: FakeServer, name: str, password: str = "secret") -> FakeClient:
+    conn = server.connect()
+    conn.received()
+    conn.send(name)
+    conn.send(password)
+    conn.received()
+    return conn
+
+
+def test_banner_ends_with_the_login_prompt() -> None:
+    client = FakeServer().connect()
+    data = client.received()
+    assert data.endswith(b"\r\nlogin: ")
+    assert b"LOGIN AS guest" in data
+    assert b"Tuesday, November 14 22:13:20 UTC   ( Tue Nov 14 22:13:20 2023 UTC )\r\n" in data
+
+
+def test_clip_login_sequence() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = server.connect()
+    client.received()
+    client.send("login test 1008 alice secret")
+    lines = client.lines()
+    assert lines[0] == ""
+    assert lines[1] == f"1 alice {T} 10.0.0.1"
+    assert lines[2] == "2 alice 1 1 0 0 0 0 1 1 0 0 1 0 1 1500.00 0 0 0 1 0 UTC"
+    assert lines[3] == "3"
+    four = lines.index("4")
+    assert lines[four + 1] == ""
+    assert lines[four + 2:] == [f"5 alice - - 0 0 1500.00 0 0 {T} 10.0.0.1 test -", "6"]
+    assert client.prompt() == ""
+
+
+def test_failed_clip_login_just_prompts_again() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = server.connect()
+    client.received()
+    client.send("login test 1008 alice wrong")
+    assert client.received() == b"\r\nlogin: "
+    client.send("login test 1008 nobody secret")
+    assert client.received() == b"\r\nlogin: "
+
+
+def test_telnet_login_turns_echo_off_for_the_password() -> None:
+    server = FakeServer()
+    server.register("bob")
+    client = server.connect()
+    client.received()
+    client.send("bob")
+    assert client.received() == b"\xff\xfb\x01password: "
+    client.send("secret")
+    data = client.received()
+    assert data.startswith(b"\xff\xfc\x01\r\n** User bob authenticated.\r\n"
+                           b"** Last login: Tue Nov 14 22:13:20 2023 UTC from 10.0.0.1\r\n+---")
+    assert data.endswith(b"\r\n> ")
+
+
+def test_failed_telnet_password_gives_echo_back() -> None:
+    server = FakeServer()
+    server.register("bob")
+    client = server.connect()
+    client.received()
+    client.send("bob")
+    client.received()
+    client.send("nope")
+    assert client.received() == b"\xff\xfc\x01\r\nlogin: "
+
+
+def test_too_many_failed_logins_close_the_connection() -> None:
+    server = FakeServer()
+    client = server.connect()
+    client.received()
+    for _ in range(4):
+        client.send("login test 1008 nobody x")
+    assert not client.closed
+    client.send("login test 1008 nobody x")
+    assert client.lines()[-1] == "** Too many failed logins. Closing the connection."
+    assert client.closed
+
+
+def test_others_see_login_and_logout() -> None:
+    server = FakeServer()
+    server.register("alice")
+    server.register("bob")
+    alice = clip_login(server, "alice")
+    telnet = telnet_login(server, "bob")
+    assert alice.lines() == ["7 bob bob logs in.",
+                             f"5 bob - - 0 0 1500.00 0 0 {T} 10.0.0.1 - -", "6"]
+    clip_login(server, "carol_missing")  # a failed login tells nobody anything
+    assert alice.lines() == []
+    telnet.send("bye")
+    assert telnet.lines() == [" " * 29 + "Goodbye.",
+                              "Thanks for playing backgammon here. Come back soon!"]
+    assert telnet.closed
+    assert alice.lines() == ["8 bob bob logs out."]
+
+
+def test_telnet_users_get_sentences_on_a_fresh_line() -> None:
+    server = FakeServer()
+    server.register("alice")
+    server.register("bob")
+    bob = telnet_login(server, "bob")
+    alice = clip_login(server, "alice")
+    assert bob.received() == b"\r\nalice logs in.\r\n> "
+    alice.close()
+    assert bob.received() == b"\r\nalice drops connection.\r\n> "
+
+
+def test_notify_off_hides_login_notices_but_not_who_updates() -> None:
+    server = FakeServer()
+    server.register("alice")
+    server.register("bob")
+    alice = clip_login(server, "alice")
+    alice.send("toggle notify")
+    assert alice.lines() == ["** You won't be notified when new users log in."]
+    clip_login(server, "bob")
+    assert alice.lines() == [f"5 bob - - 0 0 1500.00 0 0 {T} 10.0.0.1 test -", "6"]
+
+
+def test_second_login_closes_the_old_connection() -> None:
+    server = FakeServer()
+    for name in ("alice", "bob"):
+        server.register(name)
+    bob = clip_login(server, "bob")
+    old = clip_login(server, "alice")
+    bob.lines()
+    new = server.connect()
+    new.received()
+    new.send("login other 1008 alice secret")
+    lines = new.lines()
+    assert lines[:3] == ["", "** Warning: You are already logged in.", f"1 alice {T} 10.0.0.1"]
+    assert old.closed
+    assert old.lines() == ["** You logged in again from another connection; closing this one."]
+    assert bob.lines() == [
+        "8 alice Closed old connection with user alice.",
+        "7 alice alice logs in again.",
+        f"5 alice - - 0 0 1500.00 0 0 {T} 10.0.0.1 other -", "6",
+    ]
+    assert server.lobby.find("alice").session is new.protocol.session
+    new.send("bye")
+    assert bob.lines() == ["8 alice alice logs out."]
+
+
+def test_lines_typed_ahead_wait_for_the_login() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = server.connect()
+    client.send_bytes(b"login test 1008 alice secret\r\nfizzbuzz\r\n")
+    lines = client.lines()
+    lines = lines[lines.index("login: ") + 1:]
+    assert lines[0].startswith("1 alice ")
+    assert lines[-2:] == ["6", "** Unknown command: 'fizzbuzz'"]
+
+
+def test_bare_lf_and_telnet_negotiation_are_accepted() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = server.connect()
+    client.received()
+    client.send_bytes(b"\xff\xfd\x03\xff\xfb\x18alice\n")  # DO SGA, WILL TTYPE, then the name
+    assert client.received() == b"\xff\xfb\x01password: "
+    client.send_bytes(b"\xff\xfd\x01secr")  # DO ECHO, half the password
+    client.send_bytes(b"et\n")
+    assert b"** User alice authenticated." in client.received()
+
+
+def test_idle_connection_times_out() -> None:
+    server = FakeServer()
+    server.register("alice")
+    server.register("bob")
+    alice = clip_login(server, "alice")
+    bob = telnet_login(server, "bob")
+    alice.lines()
+    server.advance(3599)
+    bob.send("")
+    server.advance(1)
+    assert alice.closed
+    assert alice.lines() == ["Connection timed out."]
+    assert bob.received() == b"> \r\nConnection with alice timed out.\r\n> "
+
+
+def test_non_ascii_becomes_question_marks() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = clip_login(server, "alice")
+    client.send_bytes("caf\u00e9\r\n".encode())
+    assert client.lines() == ["** Unknown command: 'caf??'"]
+
+
+def test_a_megabyte_line_is_refused_and_the_session_goes_on() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = clip_login(server, "alice")
+    for _ in range(16):
+        client.send_bytes(b"x" * 65536)
+    assert client.protocol._lines.pending <= 1024
+    client.send_bytes(b"\r\nwho count\r\n")
+    assert client.lines() == [
+        "** Your line was too long (more than 1024 characters) and was ignored.",
+        "There are 1 users logged on.",
+    ]
+
+
+def test_half_a_line_then_hanging_up_is_harmless() -> None:
+    server = FakeServer()
+    server.register("alice")
+    server.register("bob")
+    alice = clip_login(server, "alice")
+    bob = clip_login(server, "bob")
+    alice.lines()
+    bob.send_bytes(b"shout hal")
+    bob.close()
+    assert alice.lines() == ["8 bob bob drops connection."]
+    assert server.lobby.find("bob") is None
+
+
+def test_binary_garbage_gets_answers_not_a_crash() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = clip_login(server, "alice")
+    client.send_bytes(bytes(range(256)) * 4 + b"\n")
+    lines = client.lines()
+    assert lines and all(line.startswith("** Unknown command: '") for line in lines)
+    client.send("who count")
+    assert client.lines() == ["There are 1 users logged on."]
+
+
+def test_guest_registration_then_login() -> None:
+    server = FakeServer()
+    guest = server.connect()
+    guest.received()
+    guest.send("guest")
+    lines = guest.lines()
+    assert lines[0] == "Welcome to FIBS. You just logged in as guest."
+    assert lines[-1] == "ONE USERNAME PER PERSON ONLY!!!"
+    assert guest.prompt() == "> "
+    guest.send("name Carol_B")
+    assert guest.received() == (
+        b"Your name will be Carol_B\r\n"
+        b"Type in no password and hit Enter/Return if you want to change it now.\r\n"
+        b"\xff\xfb\x01Please give your password: ")
+    guest.send("abc")
+    assert guest.received() == (b"\r\nMinimal password length is 4 characters.\r\n"
+                                b"Please give your password: ")
+    guest.send("pass:word")
+    assert guest.received() == (b"\r\nYour password may not contain ':'\r\n"
+                                b"Please give your password: ")
+    guest.send("hunter")
+    assert guest.received() == b"\r\nPlease retype your password: "
+    guest.send("hunted")
+    assert guest.received() == (b"\r\n** The two passwords were not identical. "
+                                b"Please give them again. Password: ")
+    guest.send("hunter")
+    assert guest.received() == b"\r\nPlease retype your password: "
+    guest.send("hunter")
+    data = guest.received()
+    assert data.startswith(b"\xff\xfc\x01\r\nYou are registered.\r\n"
+                           b"Type 'help beginner' to get started.\r\n"
+                           b"** User Carol_B authenticated.\r\n")
+    assert data.endswith(b"> ")
+    assert server.store.get_user("Carol_B") is not None
+    other = server.connect()
+    other.received()
+    other.send("login test 1008 Carol_B hunter")
+    assert other.lines()[2].startswith("1 Carol_B ")
+
+
+def test_registration_name_rules() -> None:
+    server = FakeServer()
+    server.register("Alice")
+    guest = server.connect()
+    guest.received()
+    guest.send("guest")
+    guest.received()
+    used = "** Please use another name. '{}' is already used by someone else."
+    for typed, reply in [
+        ("name r2d2", "** Your name may only contain letters and the underscore character _ ."),
+        ("name two words", "** Your name may only contain letters and the underscore "
+                           "character _ ."),
+        ("name", "** Your name may only contain letters and the underscore character _ ."),
+        ("name " + "a" * 21, "** Please use a name with at most 20 characters."),
+        ("name alice", used.format("alice")),
+        ("name GUEST", used.format("GUEST")),
+    ]:
+        guest.send(typed)
+        assert guest.lines() == [reply], typed
+        assert guest.prompt() == "> "
+
+
+def test_empty_password_goes_back_to_choosing_a_name() -> None:
+    server = FakeServer()
+    guest = server.connect()
+    guest.received()
+    guest.send("guest")
+    guest.send("name dave")
+    guest.received()
+    guest.send("")
+    assert guest.received() == (b"\xff\xfc\x01\r\n** No password given. "
+                                b"Please choose a new name\r\n> ")
+    guest.send("Name dave")  # `name` must be typed in full, in lower case
+    assert guest.lines()[0] == "Welcome to FIBS. You just logged in as guest."
+    guest.send("bye")
+    assert guest.closed
+
+
+def test_commands_before_login_are_names() -> None:
+    server = FakeServer()
+    client = server.connect()
+    client.received()
+    client.send("who")
+    assert client.received() == b"\xff\xfb\x01password: "
+    client.send("x")
+    assert client.received() == b"\xff\xfc\x01\r\nlogin: "
