@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from twisted.application.internet import StreamServerEndpointService
 from twisted.application.service import MultiService
 from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.internet.endpoints import TCP4ServerEndpoint, TCP6ServerEndpoint
-from twisted.internet.interfaces import IReactorTime
+from twisted.internet.interfaces import IListeningPort, IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
@@ -62,7 +62,7 @@ class Argon2Passwords:
 
 
 class FibsService(MultiService):
-    """The database thread plus the listening endpoint, stopped in the safe order."""
+    """The database thread plus the listening port, started and stopped in a safe order."""
 
     def __init__(self, settings: Settings, reactor: Any = None) -> None:
         super().__init__()
@@ -70,32 +70,53 @@ class FibsService(MultiService):
             from twisted.internet import reactor as global_reactor
 
             reactor = global_reactor
+        self.reactor = reactor
         self.settings = settings
         self.db = DatabaseThread(SQLiteStore(settings.database), reactor)
         self.db.setServiceParent(self)
-        self.services = build_services(settings, self.db, Argon2Passwords(settings.passwords),
+        self.shared = build_services(settings, self.db, Argon2Passwords(settings.passwords),
                                        reactor)
-        self.factory = FibsFactory(self.services, settings.limits.max_line_length)
-        endpoint_type = TCP6ServerEndpoint if ":" in settings.interface else TCP4ServerEndpoint
-        endpoint = endpoint_type(reactor, settings.port, interface=settings.interface)
-        self.listener = StreamServerEndpointService(endpoint, self.factory)
-        self.listener.setServiceParent(self)
+        self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
+        self.port: IListeningPort | None = None
+        self.listening: Deferred[IListeningPort] = Deferred()
 
     def startService(self) -> None:
         super().startService()
+        endpoint_type = TCP6ServerEndpoint if ":" in self.settings.interface else TCP4ServerEndpoint
+        endpoint = endpoint_type(self.reactor, self.settings.port,
+                                 interface=self.settings.interface)
+        d = endpoint.listen(self.factory)
+        d.addCallback(self._listening)
+        d.addErrback(self._cannot_listen)
+
+    def _listening(self, port: IListeningPort) -> None:
+        self.port = port
+        address = port.getHost()
         log.info("fibsd listening on {interface} port {port}, database {database}",
-                 interface=self.settings.interface, port=self.settings.port,
+                 interface=getattr(address, "host", self.settings.interface),
+                 port=getattr(address, "port", self.settings.port),
                  database=str(self.settings.database))
+        self.listening.callback(port)
+
+    def _cannot_listen(self, failure: Failure) -> None:
+        log.failure("fibsd cannot listen on {interface} port {port}", failure,
+                    interface=self.settings.interface, port=self.settings.port)
+        self.listening.errback(failure)
+        if self.reactor.running:
+            self.reactor.stop()
+
+    async def _stop(self) -> None:
+        if self.port is not None:
+            await maybeDeferred(self.port.stopListening)
+        await self.factory.shutdown(self.reactor)
+        await self.db.stopService()
+        log.info("fibsd stopped; database closed")
 
     def stopService(self) -> Deferred[None]:
-        """Goodbye to everyone (their logout is queued for the store), stop listening,
-        then drain and close the database thread."""
+        """Stop listening, tell every connection goodbye and wait until they are gone
+        (their logouts are queued for the store), then drain and close the database."""
         self.running = False
-        self.factory.shutdown()
-        stopping = maybeDeferred(self.listener.stopService)
-        stopping.addBoth(lambda _: self.db.stopService())
-        stopping.addCallback(lambda _: log.info("fibsd stopped; database closed"))
-        return stopping
+        return Deferred.fromCoroutine(self._stop())
 
 
 def make_service(settings: Settings, reactor: Any = None) -> FibsService:

@@ -9,7 +9,8 @@ for around password prompts, as FIBS does.
 
 from __future__ import annotations
 
-from twisted.internet.interfaces import IAddress
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IAddress, IDelayedCall, IReactorTime
 from twisted.internet.protocol import Protocol, ServerFactory
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -48,10 +49,10 @@ class FibsProtocol(Protocol):
                 self.session.line_received(clean_line(line))
 
     def connectionLost(self, reason: Failure = Failure(ConnectionError())) -> None:
-        if self.factory is not None:
-            self.factory.connections.discard(self)
         if self.session is not None:
             self.session.connection_lost()
+        if self.factory is not None:
+            self.factory.connection_ended(self)
 
     # --- fibsd.server.session.Connection ---------------------------------------------
 
@@ -75,14 +76,38 @@ class FibsFactory(ServerFactory):
         self.services = services
         self.max_line = max_line
         self.connections: set[FibsProtocol] = set()
+        self._closed: Deferred[None] | None = None
 
     def buildProtocol(self, addr: IAddress) -> FibsProtocol:
         protocol = FibsProtocol(self.services, self.max_line)
         protocol.factory = self
         return protocol
 
-    def shutdown(self) -> None:
-        """Tell every connection goodbye and close it."""
+    def shutdown(self, clock: IReactorTime, grace: float = 5.0) -> Deferred[None]:
+        """Tell every connection goodbye and close it; fires once all are gone (after
+        ``grace`` seconds the stragglers that do not read their goodbye are aborted)."""
+        self._closed = Deferred()
         for protocol in list(self.connections):
             if protocol.session is not None:
                 protocol.session.shutdown()
+        if not self.connections:
+            self._closed.callback(None)
+            return self._closed
+        abort = clock.callLater(grace, self._abort_all)
+        return self._closed.addBoth(_cancel_and_pass, abort)
+
+    def _abort_all(self) -> None:
+        for protocol in list(self.connections):
+            if protocol.transport is not None:
+                protocol.transport.abortConnection()  # type: ignore[attr-defined]
+
+    def connection_ended(self, protocol: FibsProtocol) -> None:
+        self.connections.discard(protocol)
+        if self._closed is not None and not self._closed.called and not self.connections:
+            self._closed.callback(None)
+
+
+def _cancel_and_pass(result: object, call: IDelayedCall) -> object:
+    if call.active():
+        call.cancel()
+    return result
