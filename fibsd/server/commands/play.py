@@ -1,0 +1,312 @@
+"""Match commands: invite, join, leave and every game action (fibs-protocol
+between-games.md 1, 2, 6 and game-play.md).
+
+Invitations: each user has at most one outstanding invitation (a new one replaces it);
+it is dropped when the inviter starts playing or logs out.  An invitation is registered
+at the moment its lines are sent to the invitee, so ``join <name>`` always binds to the
+invitation the joiner was last shown by ``<name>`` and never to one he has not seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from twisted.internet.defer import maybeDeferred
+
+from fibsd.rules.errors import RulesError
+from fibsd.rules.events import WinKind
+from fibsd.server.commands import command
+from fibsd.server.lobby import Lobby, on_logout
+from fibsd.server.match import LiveMatch
+from fibsd.wire import chat
+from fibsd.wire import game_text as text
+
+if TYPE_CHECKING:
+    from fibsd.server.session import Session
+    from fibsd.server.user import OnlineUser
+    from fibsd.store import SavedMatch
+
+# Matches longer than this need experience (between-games.md 1.1; the threshold is
+# BaldLies's, FIBS's own is not documented).
+LONG_MATCH = 9
+LONG_MATCH_EXPERIENCE = 50
+RESIGN_KINDS = {"n": WinKind.SINGLE, "normal": WinKind.SINGLE, "g": WinKind.GAMMON,
+                "gammon": WinKind.GAMMON, "b": WinKind.BACKGAMMON,
+                "backgammon": WinKind.BACKGAMMON}
+
+
+@dataclass(frozen=True)
+class Invitation:
+    inviter: str
+    invitee: str
+    length: int | None  # 0 unlimited, None: resume the saved match
+
+
+def _user(session: Session) -> OnlineUser:
+    assert session.user is not None
+    return session.user
+
+
+def _match(session: Session) -> LiveMatch | None:
+    match = session.lobby.matches.get(_user(session).name)
+    return match if isinstance(match, LiveMatch) else None
+
+
+# -- invite ----------------------------------------------------------------------------
+
+@command("invite")
+def invite(session: Session, rest: str) -> Any:
+    user = _user(session)
+    lobby = session.lobby
+    words = rest.split()
+    if not words:
+        return session.send(text.INVITE_WHO)
+    if words[0].lower() == user.name.lower():
+        return session.send(text.INVITE_SELF)
+    if user.playing is not None:
+        return session.send(text.INVITE_YOU_PLAY)
+    if not user.ready:
+        return session.send(text.INVITE_NOT_READY)
+    target = lobby.complete(words[0])
+    if target is None:
+        return session.send(text.no_one_called(words[0]))
+    if target is user:
+        return session.send(text.INVITE_SELF)
+    if not target.ready:
+        return session.send(text.refusing_games(target.name))
+    if target.playing is not None:
+        return session.send(text.already_playing(target.name))
+    length: int | None = None
+    if len(words) > 1:
+        word = words[1].lower()
+        if word == "unlimited":
+            length = 0
+        elif word.isascii() and word.isdigit() and int(word) > 0:
+            length = int(word)
+        else:
+            return session.send(text.INVITE_BAD_LENGTH)
+        if length > LONG_MATCH and user.experience < LONG_MATCH_EXPERIENCE:
+            return session.send(text.INVITE_TOO_LONG)
+
+    def send(saved: SavedMatch | None) -> None:
+        if lobby.find(target.name) is not target or lobby.find(user.name) is not user:
+            return
+        if length is None and saved is None:
+            session.send(text.no_saved_match(target.name))
+            return
+        lines = [text.invitation(user.name, length)]
+        if length is not None and saved is not None:
+            lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
+        lines.append(text.type_join(user.name))
+        lobby.invitations[user.name] = Invitation(user.name, target.name, length)
+        session.send(text.you_invited(target.name, length))
+        if target.away is not None:
+            session.send(chat.is_away(target.name, target.away))
+        target.session.notify(*lines)
+
+    return maybeDeferred(session.db.load_match, user.name, target.name).addCallback(send)
+
+
+@on_logout
+def _forget(lobby: Lobby, user: OnlineUser) -> None:
+    """A departing user's invitation lapses, and his match is saved."""
+    lobby.invitations.pop(user.name, None)
+    match = lobby.matches.get(user.name)
+    if isinstance(match, LiveMatch):
+        match.suspend(user, departure=user.departure or f"{user.name} logs out.")
+
+
+# -- join --------------------------------------------------------------------------------
+
+@command("join")
+def join(session: Session, rest: str) -> Any:
+    user = _user(session)
+    lobby = session.lobby
+    words = rest.split()
+    match = _match(session)
+    if not words:
+        if match is not None and match.join_next(user):
+            return None
+        return session.send(text.JOIN_WHO)
+    inviter = lobby.complete(words[0])
+    if match is not None:
+        if inviter is not None and inviter.name == match.opponent_of(user) \
+                and match.join_next(user):
+            return None
+        return session.send(text.JOIN_TWO_GAMES)
+    if inviter is None:
+        return session.send(text.cant_find_player(words[0]))
+    invitation = lobby.invitations.get(inviter.name)
+    if not isinstance(invitation, Invitation) or invitation.invitee != user.name:
+        return session.send(text.didnt_invite(inviter.name))
+    if inviter.playing is not None:
+        return session.send(text.join_already_playing(inviter.name))
+    if not inviter.ready:
+        return session.send(text.refusing_games(inviter.name))
+
+    def still_valid() -> bool:
+        return (lobby.invitations.get(inviter.name) is invitation
+                and lobby.find(inviter.name) is inviter and lobby.find(user.name) is user
+                and inviter.playing is None and user.playing is None)
+
+    if invitation.length is None:
+        def resume(saved: SavedMatch | None) -> None:
+            if not still_valid():
+                return
+            try:
+                if saved is None:
+                    raise ValueError("no saved match")
+                live = LiveMatch.from_record(lobby, saved.record)
+                if set(live.names) != {inviter.name, user.name}:
+                    raise ValueError("the saved match has other players")
+            except ValueError:
+                session.send(text.SAVED_CORRUPT)
+                return
+            live.begin(inviter, user, resumed=True)
+
+        return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallback(resume)
+
+    live = LiveMatch.new(lobby, inviter, user, invitation.length)
+    # A new match replaces the pair's saved one (between-games.md 1.1).
+    deleting = maybeDeferred(session.db.delete_saved_match, inviter.name, user.name)
+    live.begin(inviter, user, resumed=False)
+    return deleting
+
+
+# -- leave -------------------------------------------------------------------------------
+
+@command("leave")
+def leave(session: Session, rest: str) -> Any:
+    match = _match(session)
+    if match is None:
+        return session.send(text.NO_ONE_TO_LEAVE)
+    return match.suspend(_user(session))
+
+
+# -- the game -----------------------------------------------------------------------------
+
+def _act(session: Session, action: str, error_text: Any, *args: Any) -> None:
+    """Run ``match.<action>(user, *args)``; a rules refusal gets its FIBS line."""
+    match = _match(session)
+    if match is None:
+        session.send(text.NOT_PLAYING)
+        return
+    user = _user(session)
+    try:
+        getattr(match, action)(user, *args)
+    except RulesError as error:
+        session.send(error_text(error, match.opponent_of(user)))
+
+
+@command("roll", aliases=("r",))
+def roll(session: Session, rest: str) -> None:
+    _act(session, "roll", text.roll_error)
+
+
+@command("move", aliases=("m",))
+def move(session: Session, rest: str) -> None:
+    match = _match(session)
+    if match is None:
+        session.send(text.NOT_PLAYING)
+        return
+    user = _user(session)
+    player = match.index(user)
+    try:
+        match.move(user, rest)
+    except RulesError as error:
+        point = getattr(error, "point", None)
+        if point is not None:
+            error.point = match.absolute_point(player, point)  # type: ignore[attr-defined]
+        session.send(text.move_error(error, match.opponent_of(user)))
+
+
+@command("off")
+def off(session: Session, rest: str) -> None:
+    match = _match(session)
+    if match is None:
+        session.send(text.NOT_PLAYING)
+    elif not match.bear_off(_user(session)):
+        session.send(text.CANT_BEAR_OFF)
+
+
+@command("double")
+def double(session: Session, rest: str) -> None:
+    match = _match(session)
+    if match is not None and match.in_first_move:
+        session.send(text.FIRST_MOVE_DOUBLE)
+        return
+    _act(session, "double", text.double_error)
+
+
+@command("redouble")
+def redouble(session: Session, rest: str) -> None:
+    match = _match(session)
+    unlimited = match is not None and match.rules.unlimited
+    _act(session, "redouble", lambda e, o: text.redouble_error(e, o, unlimited))
+
+
+@command("accept")
+def accept(session: Session, rest: str) -> None:
+    _act(session, "accept", text.answer_error)
+
+
+@command("reject")
+def reject(session: Session, rest: str) -> None:
+    _act(session, "reject", text.answer_error)
+
+
+@command("resign")
+def resign(session: Session, rest: str) -> None:
+    match = _match(session)
+    if match is None:
+        session.send(text.RESIGN_NOT_PLAYING)
+        return
+    kind = RESIGN_KINDS.get(rest.strip().lower())
+    if kind is None:
+        session.send(text.RESIGN_USAGE)
+        return
+    _act(session, "resign", text.resign_error, kind)
+
+
+# -- looking at the game ------------------------------------------------------------------
+
+def _watched(session: Session) -> LiveMatch | None:
+    user = _user(session)
+    match = _match(session)
+    if match is None and user.watching is not None:
+        found = session.lobby.matches.get(user.watching)
+        match = found if isinstance(found, LiveMatch) else None
+    return match
+
+
+@command("board", aliases=("b",))
+def board(session: Session, rest: str) -> None:
+    user = _user(session)
+    match = _watched(session)
+    if match is None:
+        if user.watching is not None:
+            session.send(f"** {user.watching} is not playing.")
+        else:
+            session.send(text.NOT_WATCHING_OR_PLAYING)
+        return
+    session.send(*match.board_lines(user))
+
+
+@command("pip")
+def pip(session: Session, rest: str) -> None:
+    user = _user(session)
+    match = _watched(session)
+    if match is None:
+        session.send(text.NOT_WATCHING_OR_PLAYING)
+        return
+    for player in (0, 1):
+        other = match.user(player)
+        if other is not None and not other.toggles["allowpip"]:
+            session.send(text.pip_not_allowed(other.name))
+            return
+    plays = user.name in match.names
+    player = match.names.index(user.name if plays else user.watching or match.names[0])
+    own, theirs = match.pips(player)
+    session.send(text.pip_counts("You" if plays else match.names[player], own,
+                                 match.names[1 - player], theirs))

@@ -1,0 +1,752 @@
+"""A live match between two online users, and everything it tells whom.
+
+``LiveMatch`` owns the rules ``Match``, the dice, the colours (game one's chosen by the
+lobby's coin, swapped every game) and the per-recipient output.  Each action calls the
+rules engine first; the engine raises before it changes anything, so a refused action
+sends nothing and the caller answers with ``fibsd.wire.game_text``'s error line.  The
+events of a successful action become lines for the player (``You ...``), his opponent
+and every watcher, collected per recipient and sent once the action is complete:
+the acting user gets them as the reply to his command, everyone else as a notification.
+
+Players are the rules' indices 0 and 1 (0 invited the match, 1 joined it); they are kept
+by name and looked up in the lobby, so a player who logs in again from another
+connection goes on playing.  Watchers are the online users whose ``watching`` names a
+player; each sees the board as that player.
+
+Client mode (CLIP users, game-play.md 1.2): every block of lines caused by an event gets
+one empty line in front of it, except the direct reply to the user's own command.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from fibsd.rating import rate_match
+from fibsd.rules.errors import GameStateError, InvalidPlayText, RulesError
+from fibsd.rules.events import (
+    CannotMove,
+    CubeAutoDoubled,
+    DoubleAccepted,
+    Doubled,
+    DoubleRejected,
+    EndReason,
+    Event,
+    GameStarted,
+    GameWon,
+    MatchWon,
+    Moved,
+    OpeningRoll,
+    Redoubled,
+    ResignAccepted,
+    ResignOffered,
+    ResignRejected,
+    Rolled,
+    WinKind,
+)
+from fibsd.rules.game import Phase
+from fibsd.rules.match import Match
+from fibsd.rules.notation import format_fibs_moves, parse_fibs_pairs, to_mover_numbering
+from fibsd.rules.play import OFF_POINT, Play
+from fibsd.store import FinishedMatch, SavedMatch
+from fibsd.wire import game_text as text
+from fibsd.wire.ascii_board import render_board
+from fibsd.wire.board import UNLIMITED, BoardView, Colour, Seat, Table, board_view, format_board
+from fibsd.wire.ratings_text import format_rating_calculation
+
+if TYPE_CHECKING:
+    from fibsd.rules.dice import DiceSource
+    from fibsd.server.lobby import Lobby
+    from fibsd.server.user import OnlineUser
+
+RECORD_FORMAT = "fibsd-live-match"
+PER_GAME_TOGGLES = {"double": True, "greedy": False, "moves": False}  # settings.md 1.2
+UNLIMITED_REDOUBLES = 99  # board field 52 for 'set redoubles unlimited'
+
+
+def redouble_setting(value: str) -> int | None:
+    """A player's ``set redoubles`` value as a limit: None means unlimited."""
+    if value == "unlimited":
+        return None
+    return 0 if value == "none" else int(value)
+
+
+class LiveMatch:
+    def __init__(self, lobby: Lobby, names: tuple[str, str], rules: Match, *,
+                 o_first: int, dice: DiceSource) -> None:
+        self.lobby = lobby
+        self.names = names
+        self.rules = rules
+        self.o_first = o_first  # the player who plays O in game one
+        self.dice = dice
+        self.joined: set[int] = set()  # players who typed 'join' for the next game
+        self.forced = [0, 0]  # board field 50 per player: die of the last one-die roll
+        self._actor: OnlineUser | None = None
+        self._blocks: dict[OnlineUser, list[list[str]]] = {}
+        self._after: list[Callable[[], None]] = []
+
+    # -- creating and saving ---------------------------------------------------------
+
+    @classmethod
+    def new(cls, lobby: Lobby, inviter: OnlineUser, joiner: OnlineUser, length: int) -> LiveMatch:
+        both = (inviter, joiner)
+        limits = [redouble_setting(u.variables.get("redoubles", "none")) for u in both]
+        known = [limit for limit in limits if limit is not None]
+        rules = Match(
+            length,
+            crawford=any(u.toggles["crawford"] for u in both),
+            redouble_limit=min(known) if known else None,
+            autodouble=all(u.toggles["autodouble"] for u in both),
+        )
+        return cls(lobby, (inviter.name, joiner.name), rules, o_first=lobby.coin(),
+                   dice=lobby.dice)
+
+    def to_record(self) -> str:
+        """The saved match: players, colours and the rules' full record, as JSON text."""
+        return json.dumps({
+            "format": RECORD_FORMAT,
+            "players": list(self.names),
+            "o_first": self.o_first,
+            "length": self.rules.length,
+            "match": self.rules.to_record(),
+        }, separators=(",", ":"))
+
+    @classmethod
+    def from_record(cls, lobby: Lobby, record: str) -> LiveMatch:
+        """Raises ValueError (``InvalidRecord`` included) for a record that is unusable."""
+        try:
+            data = json.loads(record)
+            if data.get("format") != RECORD_FORMAT:
+                raise ValueError("not a live match record")
+            names = (str(data["players"][0]), str(data["players"][1]))
+            o_first = int(data["o_first"])
+            rules = Match.from_record(data["match"])
+        except (KeyError, IndexError, TypeError) as error:
+            raise ValueError(f"bad saved match: {error!r}") from error
+        return cls(lobby, names, rules, o_first=o_first, dice=lobby.dice)
+
+    @staticmethod
+    def saved_length(record: str) -> int:
+        try:
+            return int(json.loads(record)["length"])
+        except (ValueError, KeyError, TypeError):
+            return 0
+
+    # -- who is who ----------------------------------------------------------------------
+
+    def user(self, player: int) -> OnlineUser | None:
+        return self.lobby.find(self.names[player])
+
+    def index(self, user: OnlineUser) -> int:
+        return self.names.index(user.name)
+
+    def opponent_of(self, user: OnlineUser) -> str:
+        return self.names[1 - self.index(user)]
+
+    def colour(self, player: int) -> Colour:
+        number = max(self.rules.number, 1)
+        o_player = self.o_first if number % 2 else 1 - self.o_first
+        return Colour.O if player == o_player else Colour.X
+
+    def absolute_point(self, player: int, point: int) -> int:
+        """A point of ``player``'s own numbering as FIBS writes it (25, the bar, stays)."""
+        if point == 25 or self.colour(player) is Colour.O:
+            return point
+        return 25 - point
+
+    def watchers(self) -> Iterator[tuple[OnlineUser, int]]:
+        """Every watcher and the index of the player he watches."""
+        for user in self.lobby.users():
+            if user.watching in self.names and user.name not in self.names:
+                yield user, self.names.index(user.watching)
+
+    def add_watcher(self, user: OnlineUser, player: str | None = None) -> None:
+        """``user`` watches ``player`` (default: the inviter) from now on and gets the
+        current board; every later event reaches him as the watched player sees it."""
+        user.watching = player if player in self.names else self.names[0]
+        user.session.notify(*self.board_lines(user))
+
+    # -- boards ----------------------------------------------------------------------------
+
+    def board_view(self, player: int, *, plays: bool = True,
+                   rolled: tuple[int, tuple[int, int]] | None = None) -> BoardView:
+        """``player``'s view; ``rolled`` shows a roll the engine already passed on
+        (a roll that could not be played)."""
+        rules = self.rules
+        game = rules.game
+        seats = []
+        for i in (0, 1):
+            dice = (0, 0)
+            if game is not None and not game.over and game.dice is not None and game.turn == i:
+                dice = game.dice
+                if self._opening_dice() and self.colour(0) is Colour.X:
+                    dice = (dice[1], dice[0])  # O's die first
+            if rolled is not None and rolled[0] == i:
+                dice = rolled[1]
+            seats.append(Seat(self.names[i], self.colour(i), rules.score[i], dice,
+                              rules.may_double(i), rules.playable(i), self.forced[i]))
+        turn: Colour | None = None
+        doubled: Colour | None = None
+        if rolled is not None:
+            turn = self.colour(rolled[0])
+        elif game is not None and not game.over:
+            if rules.pending_double is not None:
+                assert rules.to_act is not None
+                turn = doubled = self.colour(rules.to_act)
+            elif game.turn is not None:
+                turn = self.colour(game.turn)
+        if rules.length:
+            redoubles = 0
+        else:
+            redoubles = (UNLIMITED_REDOUBLES if rules.redouble_limit is None
+                         else rules.redouble_limit)
+        table = Table(rules.length or UNLIMITED, rules.cube, turn, doubled,
+                      rules.did_crawford, redoubles)
+        return board_view(rules.position_for(player), seats[player], seats[1 - player], table,
+                          recipient_plays=plays)
+
+    def _opening_dice(self) -> bool:
+        game = self.rules.game
+        return game is not None and not any(
+            isinstance(e, (Rolled, Moved, CannotMove)) for e in game.history)
+
+    def board_lines(self, user: OnlineUser, *,
+                    rolled: tuple[int, tuple[int, int]] | None = None) -> list[str]:
+        """The board in ``user``'s boardstyle, as the player he is or watches."""
+        plays = user.name in self.names
+        player = self.names.index(user.name if plays else user.watching or self.names[0])
+        view = self.board_view(player, plays=plays, rolled=rolled)
+        style = user.variables.get("boardstyle", "3")
+        if style not in ("1", "2"):
+            return [format_board(view)]
+        status = None
+        if self.rules.pending_double is not None:
+            status = f"{self.names[self.rules.pending_double.player]} doubled."
+        elif self.rules.pending_resignation is not None:
+            status = f"{self.names[self.rules.pending_resignation.player]} wants to resign."
+        return render_board(view, int(style), own_name=user.name, status=status)
+
+    def pips(self, player: int) -> tuple[int, int]:
+        """(``player``'s pips, the opponent's)."""
+        return self.rules.position_for(player).pips()
+
+    @property
+    def in_first_move(self) -> bool:
+        game = self.rules.game
+        return (game is not None and not game.over
+                and not any(isinstance(e, Moved) for e in game.history))
+
+    # -- output ------------------------------------------------------------------------------
+
+    def _block(self, user: OnlineUser | None, lines: Sequence[str]) -> None:
+        if user is not None and lines:
+            self._blocks.setdefault(user, []).append(list(lines))
+
+    def _append(self, user: OnlineUser | None, lines: Sequence[str]) -> None:
+        if user is None or not lines:
+            return
+        blocks = self._blocks.setdefault(user, [])
+        if blocks:
+            blocks[-1].extend(lines)
+        else:
+            blocks.append(list(lines))
+
+    def _say(self, player: int, mine: Sequence[str], theirs: Sequence[str],
+             watching: Sequence[str] | Callable[[int], Sequence[str]]) -> None:
+        """One event's blocks: for ``player``, his opponent, and each watcher (a function
+        of the watched player's index when the line depends on it)."""
+        self._block(self.user(player), mine)
+        self._block(self.user(1 - player), theirs)
+        for user, watched in self.watchers():
+            self._block(user, watching(watched) if callable(watching) else watching)
+
+    def _boards(self, *, roll: bool = False,
+                rolled: tuple[int, tuple[int, int]] | None = None) -> None:
+        """A board block for every player and watcher whose toggles want one."""
+        toggle = "moreboards" if roll else "autoboard"
+        for user in [self.user(0), self.user(1), *(u for u, _ in self.watchers())]:
+            if user is not None and user.toggles[toggle]:
+                self._block(user, self.board_lines(user, rolled=rolled))
+
+    def _run(self, actor: OnlineUser | None, action: Callable[[], None]) -> None:
+        """Run ``action`` with output collected, then send it: the actor's as a reply."""
+        outer = self._actor is not None or bool(self._blocks)
+        if outer:
+            action()
+            return
+        self._actor = actor
+        try:
+            action()
+        finally:
+            blocks, self._blocks = self._blocks, {}
+            after, self._after = self._after, []
+            self._actor = None
+        for user, user_blocks in blocks.items():
+            lines: list[str] = []
+            for number, block in enumerate(user_blocks):
+                if user.session.is_clip and not (user is actor and number == 0):
+                    lines.append("")
+                lines.extend(block)
+            if user is actor:
+                user.session.send(*lines)
+            else:
+                user.session.notify(*lines)
+        for call in after:
+            call()
+
+    # -- starting ------------------------------------------------------------------------
+
+    def begin(self, inviter: OnlineUser, joiner: OnlineUser, *, resumed: bool) -> None:
+        """The players have agreed: register the match and send the start (or resume)
+        lines; ``joiner`` typed the command."""
+        for name in self.names:
+            self.lobby.matches[name] = self
+            self.lobby.invitations.pop(name, None)
+        inviter.playing, joiner.playing = joiner.name, inviter.name
+        length = self.rules.length
+
+        def start() -> None:
+            if resumed:
+                self._block(joiner, [text.now_playing_resumed(inviter.name)])
+                self._block(inviter, [text.has_joined_resumed(joiner.name)])
+                self._resume_lines()
+            else:
+                self._block(joiner, [text.now_playing(inviter.name, length)])
+                self._block(inviter, [text.has_joined(joiner.name, length)])
+                self._start_game()
+
+        self._run(joiner, start)
+        report = (text.report_resume if resumed else text.report_start)(
+            inviter.name, joiner.name, length)
+        self._report(report)
+        self.lobby.broadcast_who(inviter)
+        self.lobby.broadcast_who(joiner)
+
+    def _report(self, line: str) -> None:
+        """``line`` to users with ``report`` on who neither play nor watch this match."""
+        for user in self.lobby.users():
+            if (user.toggles["report"] and user.name not in self.names
+                    and user.watching not in self.names):
+                if user.session.is_clip:
+                    user.session.notify("", line)
+                else:
+                    user.session.notify(line)
+
+    def _start_game(self) -> None:
+        for player in (0, 1):
+            user = self.user(player)
+            if user is not None:
+                user.toggles.update(PER_GAME_TOGGLES)
+        self.joined.clear()
+        self._events(self.rules.new_game(self.dice))
+
+    def _resume_lines(self) -> None:
+        rules = self.rules
+        waiting = rules.waiting_for_new_game
+        act = rules.to_act if rules.to_act is not None else (rules.turn or 0)
+        for player in (0, 1):
+            user = self.user(player)
+            if user is None:
+                continue
+            self._block(user, [
+                text.turn_line(self.names[act]),
+                text.match_length_line(rules.length),
+                text.points_for(self.names[player], rules.score[player]),
+                text.points_for(self.names[1 - player], rules.score[1 - player]),
+                *self.board_lines(user),
+            ])
+        if waiting:
+            self._start_game()
+        elif rules.pending_double is not None:
+            doubler = rules.pending_double.player
+            self._append(self.user(1 - doubler), [text.doubles_to_you(self.names[doubler])])
+        elif rules.pending_resignation is not None:
+            offer = rules.pending_resignation
+            self._append(self.user(1 - offer.player),
+                         [text.resigns_to_you(self.names[offer.player], offer.points)])
+        elif rules.phase is Phase.MOVE:
+            assert rules.turn is not None
+            self._append(self.user(rules.turn), [text.please_move(rules.playable(rules.turn))])
+        else:
+            self._turn_begins()
+
+    # -- actions (each raises the rules' error before anything is sent) --------------------
+
+    def roll(self, user: OnlineUser) -> None:
+        player = self.index(user)
+        self._run(user, lambda: self._roll(player))
+
+    def move(self, user: OnlineUser, move_text: str) -> None:
+        player = self.index(user)
+        try:
+            pairs = parse_fibs_pairs(move_text)
+        except InvalidPlayText:
+            self._check_state_to_move(player)
+            raise
+        own = to_mover_numbering(pairs, self.colour(player).direction)
+        events = self.rules.move(player, own)
+        self._run(user, lambda: self._moved(player, events))
+
+    def _check_state_to_move(self, player: int) -> None:
+        """Raise the state error a move would get, whatever its text."""
+        try:
+            self.rules.move(player, [])
+        except GameStateError:
+            raise
+        except RulesError:
+            pass
+
+    def double(self, user: OnlineUser) -> None:
+        events = self.rules.double(self.index(user))
+        self._run(user, lambda: self._events(events))
+
+    def redouble(self, user: OnlineUser) -> None:
+        events = self.rules.redouble(self.index(user))
+        self._run(user, lambda: self._events(events))
+
+    def accept(self, user: OnlineUser) -> None:
+        events = self.rules.accept(self.index(user))
+        self._run(user, lambda: self._answered(events))
+
+    def reject(self, user: OnlineUser) -> None:
+        events = self.rules.reject(self.index(user))
+        self._run(user, lambda: self._answered(events))
+
+    def resign(self, user: OnlineUser, kind: WinKind) -> None:
+        events = self.rules.resign(self.index(user), kind)
+        self._run(user, lambda: self._events(events))
+
+    def bear_off(self, user: OnlineUser) -> bool:
+        """The ``off`` command: a greedy bear-off now; False when none is possible."""
+        player = self.index(user)
+        play = self._greedy_play()
+        if self.rules.turn != player or play is None:
+            return False
+        self._run(user, lambda: self._auto_play(player, play, greedy=True))
+        return True
+
+    def join_next(self, user: OnlineUser) -> bool:
+        """``join`` between games; False when no game is waiting to start."""
+        if not self.rules.waiting_for_new_game:
+            return False
+        player = self.index(user)
+        self.joined.add(player)
+        if len(self.joined) < 2:
+            user.session.send(text.please_wait_join(self.names[1 - player]))
+        else:
+            self._run(user, self._start_game)
+        return True
+
+    # -- what follows an action ------------------------------------------------------------
+
+    def _roll(self, player: int) -> None:
+        events = self.rules.roll(player, self.dice)
+        self._events(events)
+        if any(isinstance(e, CannotMove) for e in events):
+            self._turn_begins()
+            return
+        user = self.user(player)
+        if user is None:
+            return
+        greedy = self._greedy_play() if user.toggles["greedy"] else None
+        plays = self.rules.legal_plays()
+        if greedy is not None:
+            self._auto_play(player, greedy, greedy=True)
+        elif user.toggles["automove"] and len(plays) == 1:
+            self._auto_play(player, plays[0], greedy=False)
+        else:
+            self._append(user, [text.please_move(self.rules.playable(player))])
+
+    def _greedy_play(self) -> Play | None:
+        """A legal play that bears off with every die, if there is one."""
+        for play in self.rules.legal_plays():
+            if play.moves and all(move.dst == OFF_POINT for move in play.moves):
+                return play
+        return None
+
+    def _auto_play(self, player: int, play: Play, *, greedy: bool) -> None:
+        colour = self.colour(player)
+        if greedy:
+            line = text.bearing_off(self.absolute_point(player, m.src) for m in play.moves)
+        else:
+            line = text.only_possible_move(format_fibs_moves(play.moves, colour.direction))
+        self._block(self.user(player), [line])
+        self._moved(player, self.rules.auto_move(player, play))
+
+    def _moved(self, player: int, events: Sequence[Event]) -> None:
+        self._events(events)
+        if not self.rules.game or not self.rules.game.over:
+            self._turn_begins()
+
+    def _answered(self, events: Sequence[Event]) -> None:
+        self._events(events)
+        if any(isinstance(e, DoubleAccepted) for e in events):
+            self._turn_begins()  # the doubler rolls at once
+
+    def _turn_begins(self) -> None:
+        """The player on roll is asked to roll or double, or rolled for (game-play.md
+        4.1: he cannot double, or does not want to be asked)."""
+        rules = self.rules
+        if rules.game is None or rules.phase is not Phase.ROLL or rules.turn is None:
+            return
+        player = rules.turn
+        user = self.user(player)
+        if user is None:
+            return
+        if rules.can_double(player) and user.toggles["double"]:
+            self._append(user, [text.YOUR_TURN_TO_ROLL])
+        else:
+            self._roll(player)
+
+    # -- events to lines ---------------------------------------------------------------------
+
+    def _events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self._event(event, events)
+
+    def _event(self, event: Event, events: Sequence[Event]) -> None:  # noqa: C901
+        names = self.names
+        if isinstance(event, GameStarted):
+            self._say(0, [text.starting_new_game(names[1])], [text.starting_new_game(names[0])],
+                      lambda w: [text.starting_new_game(names[1 - w])])
+        elif isinstance(event, OpeningRoll):
+            self._opening(event)
+        elif isinstance(event, CubeAutoDoubled):
+            line = [text.cube_now(event.value)]
+            self._say(0, line, line, line)
+        elif isinstance(event, Rolled):
+            self._rolled(event, events)
+        elif isinstance(event, CannotMove):
+            p = event.player
+            self._append(self.user(p), [text.YOU_CANT_MOVE])
+            self._block(self.user(1 - p), [text.cant_move(names[p])])
+            for user, _ in self.watchers():
+                self._block(user, [text.cant_move(names[p])])
+        elif isinstance(event, Moved):
+            self._moved_lines(event)
+        elif isinstance(event, Doubled):
+            p = event.player
+            self._say(p, [text.you_double(names[1 - p])], [text.doubles_to_you(names[p])],
+                      [text.doubles(names[p])])
+        elif isinstance(event, Redoubled):
+            p = event.player
+            self._say(p, [text.you_redouble(names[1 - p], event.value)],
+                      [text.redoubles_to_you(names[p])], [text.redoubles(names[p])])
+        elif isinstance(event, DoubleAccepted):
+            p = event.player
+            self._say(p, [text.you_accept_double(event.value)],
+                      [text.accepts_double_cube(names[p], event.value)],
+                      [text.accepts_double(names[p])])
+        elif isinstance(event, DoubleRejected):
+            p = event.player
+            won = next(e for e in events if isinstance(e, GameWon))
+            self._say(p, [text.you_give_up(names[1 - p], won.points)],
+                      [text.gives_up_you_win(names[p], won.points)],
+                      [text.gives_up(names[p], names[1 - p], won.points)])
+        elif isinstance(event, ResignOffered):
+            p = event.player
+            self._say(p, [text.you_resign(names[1 - p], event.points)],
+                      [text.resigns_to_you(names[p], event.points)],
+                      [text.resigns(names[p], names[1 - p], event.points)])
+        elif isinstance(event, ResignAccepted):
+            p = event.player
+            self._say(p, [text.you_accept_and_win(event.points)],
+                      [text.accepts_and_wins(names[p], event.points)],
+                      [text.accepts_and_wins(names[p], event.points)])
+        elif isinstance(event, ResignRejected):
+            p = event.player
+            self._say(p, [text.YOU_REJECT], [text.rejects(names[p])], [text.rejects(names[p])])
+        elif isinstance(event, GameWon):
+            self._game_won(event, events)
+        elif isinstance(event, MatchWon):
+            self._match_won(event)
+
+    def _opening(self, event: OpeningRoll) -> None:
+        names, dice = self.names, event.dice
+        x = 0 if self.colour(0) is Colour.X else 1
+        self._say(0, [text.opening_roll("You", dice[0], names[1], dice[1])],
+                  [text.opening_roll("You", dice[1], names[0], dice[0])],
+                  [text.opening_roll(names[x], dice[x], names[1 - x], dice[1 - x])])
+        winner = event.winner
+        if winner is None:
+            return
+        first = text.makes_first_move(names[winner])
+        for player, line in ((winner, text.YOUR_TURN_TO_MOVE), (1 - winner, first)):
+            user = self.user(player)
+            if user is not None:
+                self._block(user, [line, *self.board_lines(user)])
+        for user, _ in self.watchers():
+            self._block(user, [first, *self.board_lines(user)])
+
+    def _rolled(self, event: Rolled, events: Sequence[Event]) -> None:
+        p, dice = event.player, event.dice
+        if event.playable == 1:
+            self.forced[p] = self._forced_die(dice)
+        rolled = (p, dice) if event.playable == 0 else None
+        roller = self.user(p)
+        mine = [text.you_roll(dice)]
+        if roller is not None and roller.toggles["moreboards"]:
+            mine += self.board_lines(roller, rolled=rolled)
+        self._block(roller, mine)
+        other = self.user(1 - p)
+        self._block(other, [text.player_rolls(self.names[p], dice)])
+        if other is not None and other.toggles["moreboards"]:
+            self._block(other, self.board_lines(other, rolled=rolled))
+        for user, _ in self.watchers():
+            self._block(user, [text.player_rolls(self.names[p], dice)])
+            if user.toggles["moreboards"]:
+                self._block(user, self.board_lines(user, rolled=rolled))
+
+    def _forced_die(self, dice: tuple[int, int]) -> int:
+        """The die a one-die-only roll lets the player use (board field 50)."""
+        plays = self.rules.legal_plays()
+        if not plays:
+            return 0
+        move = plays[0].moves[0]
+        return move.pips if move.pips in dice else max(dice)
+
+    def _moved_lines(self, event: Moved) -> None:
+        p = event.player
+        moves = format_fibs_moves(event.play.moves, self.colour(p).direction)
+        line = text.player_moves(self.names[p], moves)
+        mover = self.user(p)
+        if mover is not None:
+            if not mover.toggles["autoboard"]:
+                if not event.automatic:
+                    self._block(mover, [text.DONE])
+            elif event.automatic:
+                self._append(mover, self.board_lines(mover))
+            else:
+                self._block(mover, self.board_lines(mover))
+        for user in [self.user(1 - p), *(u for u, _ in self.watchers())]:
+            if user is not None:
+                board = self.board_lines(user) if user.toggles["autoboard"] else []
+                self._block(user, [line, *board])
+
+    def _game_won(self, event: GameWon, events: Sequence[Event]) -> None:
+        w, n = event.winner, event.points
+        names = self.names
+        if event.reason is EndReason.BORNE_OFF:
+            self._append(self.user(w), [text.you_win_game(n)])
+            self._append(self.user(1 - w), [text.wins_game(names[w], n, sorry=True)])
+            for user, _ in self.watchers():
+                self._append(user, [text.wins_game(names[w], n, sorry=False)])
+        if any(isinstance(e, MatchWon) for e in events):
+            return
+        length, score = self.rules.length, self.rules.score
+        for player in (0, 1):
+            self._block(self.user(player), [
+                text.score_line(length, (names[player], score[player]),
+                                (names[1 - player], score[1 - player])),
+                text.JOIN_NEXT_GAME,
+            ])
+        for user, watched in self.watchers():
+            self._block(user, [text.score_line(length, (names[watched], score[watched]),
+                                               (names[1 - watched], score[1 - watched]))])
+
+    def _match_won(self, event: MatchWon) -> None:
+        w, score = event.winner, event.score
+        names, length = self.names, self.rules.length
+        final = (score[w], score[1 - w])
+        others = text.wins_match(names[w], length, final)
+        self._say(w, [text.you_win_match(length, final)], [others], [others])
+        winner, loser = self.user(w), self.user(1 - w)
+        change = None
+        if length and winner is not None and loser is not None:
+            change = rate_match(winner.rating, winner.experience, loser.rating,
+                                loser.experience, length)
+            printout = format_rating_calculation(change, names[w], names[1 - w])
+            for user in (winner, loser):
+                if user.toggles["ratings"]:
+                    self._block(user, printout)
+            winner.rating, winner.experience = change.new_winner_rating, \
+                change.new_winner_experience
+            loser.rating, loser.experience = change.new_loser_rating, change.new_loser_experience
+        self._close()
+        finished = FinishedMatch(
+            winner=names[w], loser=names[1 - w], length=length, winner_points=final[0],
+            loser_points=final[1], finished=int(self.lobby.now()), record=self.to_record(),
+            winner_rating_change=change.winner_change if change else 0.0,
+            loser_rating_change=change.loser_change if change else 0.0,
+        )
+        new_ratings = None
+        if change is not None:
+            new_ratings = {names[w]: (change.new_winner_rating, change.new_winner_experience),
+                           names[1 - w]: (change.new_loser_rating,
+                                          change.new_loser_experience)}
+        db = self._db()
+
+        def announce() -> None:
+            self._report(text.report_result(names[w], length, names[1 - w], final))
+            for user in (winner, loser):
+                if user is not None:
+                    self.lobby.broadcast_who(user)
+
+        self._after.append(announce)
+        if db is not None:
+            _logged(db.record_finished_match(finished, new_ratings=new_ratings))
+
+    # -- ending without a winner --------------------------------------------------------------
+
+    def suspend(self, leaver: OnlineUser, *, departure: str | None = None) -> Any:
+        """Save the match because ``leaver`` typed ``leave`` (``departure`` None) or left
+        the server (``departure`` = the logout notice).  Returns the store's Deferred."""
+        player = self.index(leaver)
+        other = self.user(1 - player)
+        db = self._db(leaver)
+        saved = None
+        if db is not None:
+            a, b = sorted(self.names)
+            saved = _logged(db.save_match(SavedMatch(a, b, int(self.lobby.now()),
+                                                     self.to_record())))
+        self._close()
+        if departure is None:
+            leaver.session.send(text.YOU_TERMINATED)
+            if other is not None:
+                other.session.notify(text.player_left(leaver.name))
+        else:
+            if other is not None:
+                other.session.notify(text.game_saved(departure))
+        if departure is not None:
+            for user, _ in self.watchers():
+                line = text.game_saved(departure)
+                user.session.notify(*(["", line] if user.session.is_clip else [line]))
+        if departure is None:
+            self.lobby.broadcast_who(leaver)
+        if other is not None:
+            self.lobby.broadcast_who(other)
+        if departure is None:
+            line = text.report_left(leaver.name, self.names[1 - player])
+            for user in self.lobby.users():
+                if user.name in self.names:
+                    continue
+                if user.toggles["report"] or user.watching in self.names:
+                    user.session.notify(*(["", line] if user.session.is_clip else [line]))
+        return saved
+
+    def _close(self) -> None:
+        for name in self.names:
+            if self.lobby.matches.get(name) is self:
+                del self.lobby.matches[name]
+            user = self.lobby.find(name)
+            if user is not None:
+                user.playing = None
+
+    def _db(self, fallback: OnlineUser | None = None) -> Any:
+        for user in (self.user(0), self.user(1), fallback):
+            if user is not None:
+                return user.session.db
+        return None
+
+
+def _logged(deferred: Any) -> Any:
+    """Store writes nobody waits for: log a failure instead of losing it."""
+    from twisted.logger import Logger
+
+    def failed(failure: Any) -> None:
+        Logger().failure("Saving a match failed", failure)
+
+    if hasattr(deferred, "addErrback"):
+        deferred.addErrback(failed)
+    return deferred
