@@ -9,9 +9,11 @@ instead of the lobby knowing about them.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from fibsd.rules.dice import DiceSource, SystemDice
 from fibsd.wire import clip
 
 if TYPE_CHECKING:
@@ -37,9 +39,16 @@ def on_logout(hook: Hook) -> Hook:
 
 
 class Lobby:
-    def __init__(self, clock: IReactorTime) -> None:
+    def __init__(self, clock: IReactorTime, dice: DiceSource | None = None) -> None:
         self.clock = clock
         self.online: dict[str, OnlineUser] = {}
+        # Matches (fibsd.server.match): the dice every match rolls with (tests script
+        # them), the coin that picks game one's colours, live matches and invitations
+        # by player name.
+        self.dice: DiceSource = dice if dice is not None else SystemDice()
+        self.coin: Callable[[], int] = lambda: secrets.randbelow(2)
+        self.matches: dict[str, Any] = {}
+        self.invitations: dict[str, Any] = {}
 
     def users(self) -> Iterator[OnlineUser]:
         return iter(list(self.online.values()))
@@ -95,6 +104,7 @@ class Lobby:
         if self.online.get(user.name) is not user:
             return
         del self.online[user.name]
+        user.departure = text
         self._tell_departure(user, text)
         for hook in list(LOGOUT_HOOKS):
             hook(self, user)

@@ -524,6 +524,9 @@ class Session:
         self.user.last_active = self.clock.seconds()
         word, rest = split_command(line)
         found = commands.resolve(word)
+        if found is None and word[:1].isdigit() and commands.resolve("move") is not None:
+            # FIBS: a line that starts with a point number is a move.
+            found, rest = commands.resolve("move"), line
         if found is None:
             self.error(f"Unknown command: '{word}'")
             self._prompt()

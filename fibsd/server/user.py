@@ -38,6 +38,7 @@ class OnlineUser:
     last_active: float = 0.0  # reactor time of the last command, for idle times
     playing: str | None = None  # the opponent's name while in a match
     watching: str | None = None  # the name of the player whose game is watched
+    departure: str = ""  # the logout notice others saw (set by the lobby on logout)
 
     @classmethod
     def from_record(
