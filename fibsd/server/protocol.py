@@ -72,6 +72,8 @@ def _host(address: IAddress) -> str:
 class FibsFactory(ServerFactory):
     """Makes one protocol per connection and remembers them, to say goodbye at shutdown."""
 
+    noisy = False  # fibsd logs its own startup line
+
     def __init__(self, services: Services, max_line: int = DEFAULT_MAX_LINE) -> None:
         self.services = services
         self.max_line = max_line

@@ -1,0 +1,79 @@
+"""Start the server: ``fibsd [--config FILE] [--port N] [--database FILE]``.
+
+The same options serve ``twistd -n fibsd`` (through the plugin in
+``fibsd/twistd_plugins/``), which calls ``makeService``.  Ctrl-C and SIGTERM stop the
+reactor; the service then says goodbye to every connection and closes the database.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from twisted.python import usage
+
+from fibsd.config import ConfigError, Settings, load_settings
+
+# The configuration next to the package in a source checkout (the README's run command).
+SOURCE_CONFIG = Path(__file__).resolve().parent.parent / "config" / "fibsd.toml"
+
+
+class Options(usage.Options):
+    synopsis = "[--config FILE] [--port N] [--database FILE] [--interface ADDRESS]"
+    longdesc = ("A FIBS-compatible backgammon server. Without --config it reads "
+                f"{SOURCE_CONFIG} when that file exists, else built-in defaults.")
+    optParameters = [
+        ["config", "c", None, "TOML configuration file"],
+        ["port", "p", None, "TCP port to listen on (default 4321)", int],
+        ["database", "d", None, "SQLite database file"],
+        ["interface", "i", None, "address to listen on (default 0.0.0.0)"],
+    ]
+
+    def settings(self) -> Settings:
+        """The settings these options select; raises ConfigError."""
+        config = self["config"]
+        path = Path(config) if config else (SOURCE_CONFIG if SOURCE_CONFIG.is_file() else None)
+        overrides = {key: self[key] for key in ("port", "database", "interface")
+                     if self[key] is not None}
+        return load_settings(path, overrides)
+
+
+def makeService(options: Options) -> Any:
+    """The twistd entry point (``twistd -n fibsd``)."""
+    from fibsd.app import make_service
+
+    try:
+        return make_service(options.settings())
+    except ConfigError as error:
+        raise SystemExit(f"fibsd: configuration error: {error}") from error
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = Options()
+    try:
+        options.parseOptions(sys.argv[1:] if argv is None else argv)
+        settings = options.settings()
+    except usage.UsageError as error:
+        print(f"fibsd: {error}\n{options}", file=sys.stderr)
+        return 2
+    except ConfigError as error:
+        print(f"fibsd: configuration error: {error}", file=sys.stderr)
+        return 2
+
+    from twisted.internet import reactor
+    from twisted.logger import globalLogBeginner, textFileLogObserver
+
+    from fibsd.app import make_service
+
+    globalLogBeginner.beginLoggingTo([textFileLogObserver(sys.stdout)])
+    service = make_service(settings, reactor)
+    reactor.callWhenRunning(service.startService)  # type: ignore[attr-defined]
+    reactor.addSystemEventTrigger(  # type: ignore[attr-defined]
+        "before", "shutdown", service.stopService)
+    reactor.run()  # type: ignore[attr-defined]
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
