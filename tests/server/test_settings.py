@@ -9,7 +9,13 @@ import pytest
 from fibsd.store.sqlite import SQLiteStore
 from fibsd.wire.settings import TOGGLES
 from tests.helpers import START_TIME, FakeServer
-from tests.server.test_social import _quiet, clip_user, reply, telnet_user
+from tests.server.test_social import (  # noqa: F401 (a fixture)
+    _quiet,
+    clip_user,
+    every_line_is_catalogued,
+    reply,
+    telnet_user,
+)
 
 T = int(START_TIME)
 WHO = f"5 alice - - {{ready}} 0 1500.00 0 0 {T} 10.0.0.1 test -"

@@ -2,15 +2,41 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from twisted.internet.testing import StringTransport
 
 from fibsd.store import StoredMessage
 from fibsd.store.sqlite import SQLiteStore
-from tests.helpers import START_TIME, FakeClient, FakeServer, test_settings
+from tests.helpers import START_TIME, FakeClient, FakeServer, make_settings
+from tests.server.test_transcripts import catalogue
+from tests.server.transcript import Tokenizer
 
 T = int(START_TIME)
+
+
+@pytest.fixture(autouse=True)
+def every_line_is_catalogued(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """After each test, every line and prompt any client received must match an entry of
+    protocol/catalogue/*.toml: the FakeClient tests reach lines no transcript shows."""
+    written: dict[int, Tokenizer] = {}
+    tokens = []
+    original = StringTransport.write
+
+    def write(transport: StringTransport, data: bytes) -> None:
+        tokens.extend(written.setdefault(id(transport), Tokenizer()).feed(data))
+        original(transport, data)
+
+    monkeypatch.setattr(StringTransport, "write", write)
+    yield
+    entries = catalogue()
+    unknown = {str(token) for token in tokens
+               if not any(prompt == (token.kind == "prompt") and pattern.fullmatch(token.text)
+                          for _, pattern, prompt in entries)}
+    assert tokens
+    assert unknown == set()
 
 
 def clip_user(server: FakeServer, name: str) -> FakeClient:
@@ -97,7 +123,7 @@ def test_shout_errors(server):
 
 
 def test_shouting_too_often_is_refused_for_a_minute(server):
-    server = FakeServer(settings=test_settings(**{"limits.shouts_per_minute": 2}))
+    server = FakeServer(settings=make_settings(**{"limits.shouts_per_minute": 2}))
     alice, bob = clip_user(server, "alice"), clip_user(server, "bob")
     alice.send("shout one")
     server.advance(30)
@@ -329,7 +355,7 @@ def test_bare_message_shows_what_is_stored(server):
 
 
 def test_a_full_mailbox_refuses_more_messages():
-    server = FakeServer(settings=test_settings(**{"limits.max_messages": 2}))
+    server = FakeServer(settings=make_settings(**{"limits.max_messages": 2}))
     server.register("bob")
     alice = clip_user(server, "alice")
     for text in ("one", "two", "three"):
