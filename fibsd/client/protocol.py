@@ -16,20 +16,20 @@ its buffer too: when that rest is exactly a known prompt it becomes an event.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IAddress, IConnector, IReactorTime
+from twisted.internet.interfaces import IAddress, IConnector, IReactorTCP, IReactorTime
 from twisted.internet.protocol import ReconnectingClientFactory, connectionDone
 from twisted.logger import Logger
 from twisted.protocols.basic import LineReceiver
 from twisted.python.failure import Failure
 
 from fibsd.client import events as ev
-from fibsd.client.parse import LineReader
+from fibsd.client.parse import NAME, LineReader
 
 CLIP_VERSION = 1008
 PROMPTS = ("login: ", "> ", "password: ", "Please give your password: ", "Please retype your password: ")
@@ -37,6 +37,7 @@ _IAC = re.compile(rb"\xff[\xfb-\xfe].|\xff\xff", re.S)  # telnet option negotiat
 _LINE_END = b"\n"
 
 Handler = Callable[[ev.Event], Any] | object
+T = TypeVar("T")
 
 
 class LoginFailed(Exception):
@@ -58,9 +59,19 @@ class RegistrationFailed(Exception):
 
 @dataclass(frozen=True)
 class Credentials:
+    """An account and the client word sent in the CLIP login line (field 11 of CLIP 5)."""
+
     name: str
     password: str
     client: str = "fibsd-client"
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(NAME, self.name):
+            raise ValueError(f"FIBS names are letters and underscores only: {self.name!r}")
+        if not self.password or re.search(r"[\s:]", self.password):
+            raise ValueError("a password needs characters and no blanks or colons (the login line splits on them)")
+        if not re.fullmatch(r"[!-~]{1,20}", self.client):
+            raise ValueError(f"the client word is 1-20 printable characters without blanks: {self.client!r}")
 
     def login_line(self) -> str:
         return f"login {self.client} {CLIP_VERSION} {self.name} {self.password}"
@@ -98,6 +109,48 @@ def dispatch(handler: Handler, event: ev.Event) -> None:
         method(event)
 
 
+class Outcome(Generic[T]):
+    """A result many may wait for: each ``wait()`` gets a Deferred of its own, so no waiter
+    consumes the result for the others, and a failure nobody waits for is not an error."""
+
+    def __init__(self) -> None:
+        self._result: T | Failure | None = None
+        self._done = False
+        self._waiting: list[Deferred[T]] = []
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def wait(self) -> Deferred[T]:
+        deferred: Deferred[T] = Deferred()
+        if self._done:
+            self._fire(deferred)
+        else:
+            self._waiting.append(deferred)
+        return deferred
+
+    def succeed(self, value: T) -> None:
+        self._settle(value)
+
+    def fail(self, error: Exception | Failure) -> None:
+        self._settle(error if isinstance(error, Failure) else Failure(error))
+
+    def _settle(self, result: T | Failure) -> None:
+        if self._done:
+            return
+        self._result, self._done = result, True
+        waiting, self._waiting = self._waiting, []
+        for deferred in waiting:
+            self._fire(deferred)
+
+    def _fire(self, deferred: Deferred[T]) -> None:
+        if isinstance(self._result, Failure):
+            deferred.errback(self._result)
+        else:
+            deferred.callback(self._result)  # type: ignore[arg-type]
+
+
 @dataclass
 class _Waiter:
     kind: type[ev.Event]
@@ -127,9 +180,9 @@ class ClipClientProtocol(LineReceiver):
         self.stage = Stage.WAIT_PROMPT
         self.reader = LineReader()
         self.unknown_lines: list[str] = []
-        self.logged_in: Deferred[ev.Welcome] = Deferred()
-        self.registered: Deferred[None] = Deferred()
-        self.closed: Deferred[None] = Deferred()
+        self.logged_in: Outcome[ev.Welcome] = Outcome()
+        self.registered: Outcome[None] = Outcome()
+        self.closed: Outcome[None] = Outcome()
         self._pending = b""
         self._waiters: list[_Waiter] = []
 
@@ -159,9 +212,10 @@ class ClipClientProtocol(LineReceiver):
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             waiter.deferred.errback(reason)
-        if not self.logged_in.called and self.stage is not Stage.REGISTERED:
-            self.logged_in.errback(reason)
-        self.closed.callback(None)
+        if self.stage is not Stage.REGISTERED:
+            self.logged_in.fail(reason)
+        self.registered.fail(reason)
+        self.closed.succeed(None)
 
     # -- public API ----------------------------------------------------------------
 
@@ -200,7 +254,10 @@ class ClipClientProtocol(LineReceiver):
             self.log.warn("unknown line from server: {line!r}", line=event.line)
         self._advance(event)
         if self.handler is not None:
-            dispatch(self.handler, event)
+            try:
+                dispatch(self.handler, event)
+            except Exception:  # one failing handler call must not cost the connection
+                self.log.failure("handler failed on {event!r}", event=event)
         self._waiters = [waiter for waiter in self._waiters if not waiter.deferred.called]  # timed out
         for waiter in list(self._waiters):
             if isinstance(event, waiter.kind) and (waiter.predicate is None or waiter.predicate(event)):
@@ -222,7 +279,7 @@ class ClipClientProtocol(LineReceiver):
                 self._fail(self.logged_in, LoginFailed(name))
             case Stage.LOGIN_SENT, ev.Welcome():
                 self.stage = Stage.READY
-                self.logged_in.callback(event)
+                self.logged_in.succeed(event)
             case Stage.GUEST, ev.Prompt(text="> "):
                 self.stage = Stage.NAME_SENT
                 self.send(f"name {name}")
@@ -236,21 +293,24 @@ class ClipClientProtocol(LineReceiver):
                 self._fail(self.registered, RegistrationFailed(name, event))
             case Stage.PASSWORD, ev.Registered():
                 self.stage = Stage.REGISTERED
-                self.registered.callback(None)
+                self.registered.succeed(None)
                 self.transport.loseConnection()
 
-    def _fail(self, deferred: Deferred[Any], error: Exception) -> None:
-        if not deferred.called:
-            deferred.errback(error)
+    def _fail(self, outcome: Outcome[Any], error: Exception) -> None:
+        outcome.fail(error)
         self.transport.loseConnection()
 
 
 class ClipClientFactory(ReconnectingClientFactory):
     """Builds the connections of one account; reconnects after registering, and optionally always.
 
-    ``connected`` is called with each new protocol, before any line arrives, so
-    a bot can keep a reference for sending.  ``reconnect`` is the bot option:
-    after a lost connection it connects again with growing delays.
+    ``connected`` is called with each new protocol before any line arrives, so a
+    bot can keep a reference for sending.  ``reconnect`` is the bot option: after
+    a lost connection it connects again with growing delays (Twisted's
+    ``ReconnectingClientFactory``).  ``first_login`` settles with the protocol of
+    the first connection that logs in, or with the reason no login can happen
+    (a refused login or registration is final; so is a failed connection unless
+    ``reconnect`` is on).
     """
 
     def __init__(
@@ -269,17 +329,16 @@ class ClipClientFactory(ReconnectingClientFactory):
         self.reconnect = reconnect
         self.connected = connected
         self.current: ClipClientProtocol | None = None
+        self.first_login: Outcome[ClipClientProtocol] = Outcome()
         if clock is not None:
             self.clock = clock
 
-    def buildProtocol(self, addr: IAddress) -> ClipClientProtocol:
-        clock = getattr(self, "clock", None)
-        protocol = ClipClientProtocol(self.credentials, self.handler, register=self.register, clock=clock)
+    def buildProtocol(self, addr: IAddress | None) -> ClipClientProtocol:
+        protocol = ClipClientProtocol(
+            self.credentials, self.handler, register=self.register, clock=getattr(self, "clock", None))
         protocol.factory = self
-        protocol.registered.addCallback(self._registered)
-        protocol.registered.addErrback(lambda failure: None)  # the protocol's own users see it
-        protocol.logged_in.addCallback(self._logged_in)
-        protocol.logged_in.addErrback(lambda failure: None)
+        protocol.registered.wait().addCallbacks(self._registered, self._refused)
+        protocol.logged_in.wait().addCallbacks(lambda welcome: self._logged_in(protocol), self._refused)
         self.current = protocol
         if self.connected is not None:
             self.connected(protocol)
@@ -288,17 +347,37 @@ class ClipClientFactory(ReconnectingClientFactory):
     def _registered(self, result: None) -> None:
         self.register = False
 
-    def _logged_in(self, welcome: ev.Welcome) -> ev.Welcome:
+    def _logged_in(self, protocol: ClipClientProtocol) -> None:
         self.resetDelay()
-        return welcome
+        self.first_login.succeed(protocol)
+
+    def _refused(self, failure: Failure) -> None:
+        if failure.check(LoginFailed, RegistrationFailed):
+            self.stopTrying()
+            self.first_login.fail(failure)
 
     def clientConnectionLost(self, connector: IConnector, reason: Failure) -> None:
-        protocol = self.current
-        if protocol is not None and protocol.stage is Stage.REGISTERED:
+        if self.current is not None and self.current.stage is Stage.REGISTERED:
             connector.connect()
-        elif self.reconnect:
+        elif self.reconnect and self.continueTrying:
             super().clientConnectionLost(connector, reason)
 
     def clientConnectionFailed(self, connector: IConnector, reason: Failure) -> None:
-        if self.reconnect:
+        if self.reconnect and self.continueTrying:
             super().clientConnectionFailed(connector, reason)
+        else:
+            self.first_login.fail(reason)
+
+
+def connect(
+    reactor: IReactorTCP,
+    host: str,
+    port: int,
+    credentials: Credentials,
+    handler: Handler | None = None,
+    **options: Any,
+) -> tuple[ClipClientFactory, Deferred[ClipClientProtocol]]:
+    """Connect over TCP; the Deferred fires with the logged-in protocol (options as the factory's)."""
+    factory = ClipClientFactory(credentials, handler, **options)
+    reactor.connectTCP(host, port, factory)
+    return factory, factory.first_login.wait()

@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 from twisted.internet import defer, task
 from twisted.internet.error import ConnectionDone
-from twisted.internet.testing import StringTransport
+from twisted.internet.error import ConnectionRefusedError
+from twisted.internet.testing import MemoryReactorClock, StringTransport
+from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from fibsd.client import events as ev
@@ -16,8 +18,10 @@ from fibsd.client.protocol import (
     ClipClientProtocol,
     Credentials,
     LoginFailed,
+    Outcome,
     RegistrationFailed,
     Stage,
+    connect,
     dispatch,
 )
 
@@ -63,7 +67,7 @@ def test_clip_login() -> None:
     assert conn.protocol.stage is Stage.LOGIN_SENT
     conn.receive(LOGIN_BLOCK)
     welcome = ev.Welcome("alice", 1593791615, "host.example.net")
-    assert result_of(conn.protocol.logged_in) == welcome
+    assert result_of(conn.protocol.logged_in.wait()) == welcome
     assert conn.protocol.stage is Stage.READY
     assert conn.events == [
         ev.Empty(),
@@ -99,7 +103,7 @@ def test_failed_login_is_a_second_prompt() -> None:
     conn.receive(b"login: ")
     conn.sent()
     conn.receive(b"\r\nlogin: ")
-    failure = result_of(conn.protocol.logged_in)
+    failure = result_of(conn.protocol.logged_in.wait())
     assert isinstance(failure, Failure) and failure.check(LoginFailed)
     assert failure.value.name == "alice"
     assert conn.transport.disconnecting
@@ -117,9 +121,9 @@ def test_registration_through_the_guest_dialogue() -> None:
     assert conn.sent() == ["secret"]
     conn.receive(b"\r\nPlease retype your password: ")
     assert conn.sent() == ["secret"]
-    assert not conn.protocol.registered.called
+    assert not conn.protocol.registered.done
     conn.receive(b"\r\n\xff\xfc\x01You are registered.\r\nType 'help beginner' to get started.\r\n> ")
-    assert result_of(conn.protocol.registered) is None
+    assert result_of(conn.protocol.registered.wait()) is None
     assert conn.protocol.stage is Stage.REGISTERED
     assert conn.transport.disconnecting
     assert ev.GuestWelcome("FIBS") in conn.events and ev.OneUsername() in conn.events
@@ -138,7 +142,7 @@ def test_registration_refused_name(reply: bytes, expected: ev.Event) -> None:
     conn.receive(b"login: ")
     conn.receive(b"ONE USERNAME PER PERSON ONLY!!!\r\n> ")
     conn.receive(reply)
-    failure = result_of(conn.protocol.registered)
+    failure = result_of(conn.protocol.registered.wait())
     assert failure.check(RegistrationFailed) and failure.value.event == expected
     assert conn.transport.disconnecting
 
@@ -149,7 +153,7 @@ def test_registration_refused_password() -> None:
     conn.receive(b"> ")
     conn.receive(b"Your name will be alice\r\nPlease give your password: ")
     conn.receive(b"\r\nMinimal password length is 4 characters.\r\nPlease give your password: ")
-    failure = result_of(conn.protocol.registered)
+    failure = result_of(conn.protocol.registered.wait())
     assert failure.value.event == ev.PasswordRefused("Minimal password length is 4 characters.")
     assert conn.sent() == ["guest", "name alice", "abc"]
 
@@ -196,7 +200,7 @@ def test_connection_lost_fails_waiters_and_fires_closed() -> None:
     waiting = conn.protocol.wait_for(ev.Invitation)
     conn.protocol.connectionLost(Failure(ConnectionDone()))
     assert result_of(waiting).check(ConnectionDone)
-    assert result_of(conn.protocol.closed) is None
+    assert result_of(conn.protocol.closed.wait()) is None
 
 
 def test_unknown_lines_are_counted() -> None:
@@ -271,3 +275,73 @@ def test_factory_reconnects_only_when_asked() -> None:
     eager.clientConnectionLost(connector, Failure(ConnectionDone()))
     clock.advance(eager.maxDelay)
     assert connector.connects == 1
+
+
+def test_a_failing_handler_is_logged_and_the_connection_goes_on() -> None:
+    seen: list[ev.Event] = []
+
+    def handler(event: ev.Event) -> None:
+        seen.append(event)
+        if isinstance(event, ev.Rolls):
+            raise RuntimeError("bug in the bot")
+
+    protocol = ClipClientProtocol(ALICE, handler)
+    logged: list[dict[str, Any]] = []
+    protocol.log = Logger(observer=logged.append)
+    transport = StringTransport()
+    protocol.makeConnection(transport)
+    protocol.dataReceived(b"bob rolls 3 and 1.\r\n6\r\n")
+    assert seen == [ev.Rolls("bob", 3, 1), ev.WhoEnd()]
+    assert not transport.disconnecting
+    assert [entry["log_failure"].check(RuntimeError) for entry in logged] == [RuntimeError]
+
+
+def test_outcome_gives_every_waiter_the_result() -> None:
+    outcome: Outcome[int] = Outcome()
+    early = outcome.wait()
+    outcome.succeed(7)
+    outcome.fail(ValueError("too late"))  # the first result stays
+    assert (result_of(early), result_of(outcome.wait())) == (7, 7)
+
+
+def test_credentials_refuse_what_the_login_line_cannot_carry() -> None:
+    with pytest.raises(ValueError):
+        Credentials("bob2", "secret")
+    with pytest.raises(ValueError):
+        Credentials("bob", "two words")
+    with pytest.raises(ValueError):
+        Credentials("bob", "a:b")
+    assert Credentials("bob_b", "pw").login_line() == "login fibsd-client 1008 bob_b pw"
+
+
+def test_connect_fires_with_the_logged_in_protocol() -> None:
+    reactor = MemoryReactorClock()
+    factory, ready = connect(reactor, "127.0.0.1", 4321, ALICE)
+    host, port, used, _, _ = reactor.tcpClients[0]
+    assert (host, port, used) == ("127.0.0.1", 4321, factory)
+    protocol = factory.buildProtocol(None)
+    protocol.makeConnection(StringTransport())
+    assert not ready.called
+    protocol.dataReceived(b"login: " + LOGIN_BLOCK)
+    assert result_of(ready) is protocol
+
+
+def test_connect_fails_when_the_login_is_refused_even_with_reconnect() -> None:
+    reactor = MemoryReactorClock()
+    factory, ready = connect(reactor, "127.0.0.1", 4321, ALICE, reconnect=True, clock=reactor)
+    protocol = factory.buildProtocol(None)
+    protocol.makeConnection(StringTransport())
+    protocol.dataReceived(b"login: ")
+    protocol.dataReceived(b"\r\nlogin: ")
+    assert result_of(ready).check(LoginFailed)
+    connector = FakeConnector()
+    factory.clientConnectionLost(connector, Failure(ConnectionDone()))
+    reactor.advance(factory.maxDelay)
+    assert connector.connects == 0
+
+
+def test_connect_fails_when_the_server_is_not_there() -> None:
+    reactor = MemoryReactorClock()
+    factory, ready = connect(reactor, "127.0.0.1", 4321, ALICE)
+    factory.clientConnectionFailed(FakeConnector(), Failure(ConnectionRefusedError()))
+    assert result_of(ready).check(ConnectionRefusedError)
