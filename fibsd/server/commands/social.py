@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 SHOUT_WINDOW = 60.0  # seconds; the limit itself is settings.limits.shouts_per_minute
 
+# Per-connection state of this family, kept beside OnlineUser rather than in it; weak
+# keys, so it goes with the connection's user object.
 _shout_times: WeakKeyDictionary[OnlineUser, deque[float]] = WeakKeyDictionary()
 _waiting_for: WeakKeyDictionary[OnlineUser, list[str]] = WeakKeyDictionary()
 _waved: WeakSet[OnlineUser] = WeakSet()
