@@ -9,7 +9,8 @@ NAME = r"[a-zA-Z_<>]+"
 
 @pytest.mark.parametrize("said, clip, telnet", [
     (chat.message_received("someplayer", 1041253132, "I'll log in at 10pm."),
-     "9 someplayer 1041253132 I'll log in at 10pm.", "Message from someplayer: I'll log in at 10pm."),
+     "9 someplayer 1041253132 I'll log in at 10pm.",
+     "Message from someplayer: I'll log in at 10pm."),
     (chat.tell_received("bob", "hi there"), "12 bob hi there", "bob tells: hi there"),
     (chat.say_received("bob", "gl"), "12 bob gl", "bob says: gl"),
     (chat.shout_received("bob", "anyone?"), "13 bob anyone?", "bob shouts: anyone?"),

@@ -37,7 +37,8 @@ def test_defaults_are_those_of_a_fresh_fibs_account():
 
 
 def test_allowpip_yes_text_keeps_the_missing_of():
-    assert TOGGLES["allowpip"].confirmation(True) == "** You allow the use the server's 'pip' command."
+    assert TOGGLES["allowpip"].confirmation(True) == (
+        "** You allow the use the server's 'pip' command.")
     assert TOGGLES["allowpip"].confirmation(False) == (
         "** You don't allow the use of the server's 'pip' command.")
 
@@ -47,7 +48,8 @@ def test_allowpip_yes_text_keeps_the_missing_of():
      "** Your terminal won't ring the bell if someone talks to you or invites you"),
     ("silent", "** You won't hear what other players shout.",
      "** You will hear what other players shout."),
-    ("wrap", "** Your terminal knows how to wrap long lines.", "** The server will wrap long lines."),
+    ("wrap", "** Your terminal knows how to wrap long lines.",
+     "** The server will wrap long lines."),
     ("ready", "** You're now ready to invite or join someone.",
      "** You're now refusing to play with someone."),
     ("telnet", "** You use telnet and don't need extra 'newlines'.",
@@ -107,7 +109,7 @@ def test_toggle_listing_pads_to_sixteen_columns_with_blanks():
 def test_toggle_names_accept_unique_prefixes_and_the_old_alias():
     assert resolve_toggle("gr").name == "greedy"
     assert resolve_toggle("READY").name == "ready"
-    assert resolve_toggle("moves").name == "moves"  # exact name, though "moves" is no prefix of another
+    assert resolve_toggle("moves").name == "moves"
     assert resolve_toggle("mo") is None  # moreboards, moves
     assert resolve_toggle("auto") is None
     assert resolve_toggle("autoroll").name == "double"
@@ -202,6 +204,7 @@ def test_settings_round_trip_through_store_text():
 
 def test_unreadable_store_text_falls_back_to_defaults():
     toggles, variables = toggles_from_text(
-        {"toggle.ready": "maybe", "set.boardstyle": "9", "toggle.bogus": "1", "set.sortwho": "name"})
+        {"toggle.ready": "maybe", "set.boardstyle": "9", "toggle.bogus": "1",
+         "set.sortwho": "name"})
     assert toggles == default_toggles()
     assert variables == {**default_variables(), "sortwho": "name"}
