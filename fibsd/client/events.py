@@ -4,8 +4,11 @@ Naming follows the server's wording.  Where a line exists in a first-person and
 a third-person form (``You roll 6 and 4.`` / ``bob rolls 6 and 4.``) one class
 covers both and the ``player`` field holds the literal ``"You"`` (``YOU``) for
 the first person, exactly as field 1 of the recipient's own ``board:`` line
-does.  FIBS names cannot be ``You``'s lower-case twin of a real user because the
-server refuses registering it, so the sentinel is unambiguous.
+does.  That is only unambiguous while no account is called ``You``; a server
+should refuse that name.
+
+Telnet-mode forms of the same news (``bob tells: hi``, ``bob logs in.``) give
+the same events as their CLIP lines, so a client is not tied to the mode.
 
 Match lengths are ``int | None`` wherever the server can say ``unlimited``:
 ``None`` means an unlimited match.
@@ -225,10 +228,10 @@ class LogoutNotice(Event):
 
 @dataclass(frozen=True)
 class Message(Event):
-    """CLIP 9: a stored or immediate personal message."""
+    """CLIP 9: a stored or immediate personal message (telnet form ``Message from ...``: no time)."""
 
     sender: str
-    time: int
+    time: int | None
     text: str
 
 
@@ -472,23 +475,42 @@ class BearingOff(Event):
 
 
 @dataclass(frozen=True)
+class PipCounts(Event):
+    """``Your pip count is 142. bob's pip count is 127.`` (player ``You``) or a watcher's form."""
+
+    player: str
+    player_pips: int
+    opponent: str
+    opponent_pips: int
+
+
+@dataclass(frozen=True)
 class Done(Event):
     """``Done.`` - your move was taken (autoboard off)."""
 
 
 @dataclass(frozen=True)
 class Doubles(Event):
-    """``bob doubles.`` (watchers) / ``bob doubles. Type 'accept' or 'reject'.`` (you must answer)."""
+    """``bob doubles.`` (watchers) / ``bob doubles. Type 'accept' or 'reject'.`` (you must answer).
+
+    ``redouble`` marks the instant redoubles of unlimited matches (``bob redoubles.``), which
+    are answered the same way.
+    """
 
     player: str
     must_answer: bool
+    redouble: bool = False
 
 
 @dataclass(frozen=True)
 class YouDouble(Event):
-    """``You double. Please wait for <opponent> to accept or reject.``"""
+    """``You double. Please wait for <opponent> to accept or reject.``
+
+    ``cube`` is only stated by an instant redouble: ``You redouble to 4. Please wait ...``.
+    """
 
     opponent: str
+    cube: int | None = None
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,7 @@ CLIP_RULES: tuple[Rule, ...] = (
           r"[0-9]+\.[0-9]+ [01] [01] (?:[0-9]+|unlimited) [01] [01] \S+$", _own_info),
     _rule(r"^3$", ev.MotdStart),
     _rule(r"^4$", ev.MotdEnd),
+    # FCM has three patterns for CLIP 5: opponent and watching are never both set.
     _rule(r"^5 (?P<name>@) (?!@ @ )(?P<opponent>@|-) (?P<watching>@|-) (?P<ready>[01]) (?P<away>[01]) "
           r"(?P<rating>[0-9]+\.[0-9]+) (?P<experience>[0-9]+) (?P<idle>[0-9]+) (?P<login>[0-9]+) "
           r"(?P<hostname>\S+) (?P<client>\S+) (?P<email>\S+)$", ev.WhoInfo),
@@ -243,6 +244,11 @@ STAR_RULES: tuple[Rule, ...] = (
     _rule(r"^\*\* You terminated the game\. The game was saved\.$", ev.YouTerminated),
     _rule(r"^\*\* Player (?P<player>@) has left the game\. The game was saved\.$", ev.OpponentLeft),
     _rule(r"^\*\* (?P<count>[0-9]+) users? heard you\.$", ev.UsersHeard),
+    # telnet-mode echoes of CLIP 16-19
+    _rule(r"^\*\* You (?:tell|say to) (?P<recipient>@): (?P<text>.+)$", ev.YouSay),
+    _rule(r"^\*\* You shout: (?P<text>.+)$", ev.YouShout),
+    _rule(r"^\*\* You whisper: (?P<text>.+)$", ev.YouWhisper),
+    _rule(r"^\*\* You kibitz: (?P<text>.+)$", ev.YouKibitz),
     _rule(r"^\*\* You stop watching (?P<player>@)\.$", ev.YouStopWatching),
     _rule(r"^\*\* (?P<text>WARNING: Don't accept if you want to continue .*)$", ev.SavedMatchWarning),
     *_toggle_rules(),
@@ -271,10 +277,18 @@ TEXT_RULES: tuple[Rule, ...] = (
     _rule(rf"^The only possible move is(?P<moves>(?: {_PAIR})+) \.$", _only_move),
     _rule(r"^Bearing off:(?P<points>(?: [0-9]+ o)+)\.?$", _bearing_off),
     _rule(r"^Done\.$", ev.Done),
+    _rule(r"^(?P<player>You)r pip count is (?P<player_pips>[0-9]+)\. (?P<opponent>@)'s pip count is "
+          r"(?P<opponent_pips>[0-9]+)\.$", ev.PipCounts),
+    _rule(r"^(?P<player>@)'s pip count is (?P<player_pips>[0-9]+)\. (?P<opponent>@)'s pip count is "
+          r"(?P<opponent_pips>[0-9]+)\.$", ev.PipCounts),
     # the cube
     _rule(r"^You double\. Please wait for (?P<opponent>@) to accept or reject\.$", ev.YouDouble),
     _rule(r"^(?P<player>@) doubles\. Type 'accept' or 'reject'\.$", ev.Doubles, must_answer=True),
     _rule(r"^(?P<player>@) doubles\.$", ev.Doubles, must_answer=False),
+    _rule(r"^You redouble to (?P<cube>[0-9]+)\. Please wait for (?P<opponent>@) to accept or reject\.$",
+          ev.YouDouble),
+    _rule(r"^(?P<player>@) redoubles\. Type 'accept' or 'reject'\.$", ev.Doubles, must_answer=True, redouble=True),
+    _rule(r"^(?P<player>@) redoubles\.$", ev.Doubles, must_answer=False, redouble=True),
     _rule(r"^(?P<player>You) accept the double\. The cube shows (?P<cube>[0-9]+)\.$", ev.AcceptsDouble),
     _rule(r"^(?P<player>@) accepts the double\.(?: The cube shows (?P<cube>[0-9]+)\.)?$", ev.AcceptsDouble),
     _rule(r"^(?P<player>You) give up\. (?P<winner>@) wins (?P<points>[0-9]+) points?\.$", ev.GivesUp),
@@ -356,6 +370,18 @@ TEXT_RULES: tuple[Rule, ...] = (
     _rule(r"^You say to yourself: (?P<text>.*)$", ev.YouSayToYourself),
     _rule(r"^(?P<name>@) is waiting for you to log in\.$", ev.WaitingForYou),
     _rule(r"^There are messages for you:$", ev.MessagesForYou),
+    # telnet-mode forms of CLIP 7-15
+    _rule(r"^(?P<text>(?P<name>@) (?:logs in|logs in again|just registered and logs in)\.)$", ev.LoginNotice),
+    _rule(r"^(?P<text>(?P<name>@) (?:logs out|drops connection)\.)$", ev.LogoutNotice),
+    _rule(r"^(?P<text>(?:Connection with|Closed old connection with user) (?P<name>@)(?: timed out)?\.)$",
+          ev.LogoutNotice),
+    _rule(r"^Message from (?P<sender>@): (?P<text>.+)$", ev.Message, time=None),
+    _rule(r"^Message delivered to (?P<recipient>@)\.$", ev.MessageDelivered),
+    _rule(r"^Message saved for (?P<recipient>@)\.$", ev.MessageSaved),
+    _rule(r"^(?P<sender>@) (?:tells|says): (?P<text>.+)$", ev.Says),
+    _rule(r"^(?P<sender>@) shouts: (?P<text>.+)$", ev.Shouts),
+    _rule(r"^(?P<sender>@) whispers: (?P<text>.+)$", ev.Whispers),
+    _rule(r"^(?P<sender>@) kibitzes: (?P<text>.+)$", ev.Kibitzes),
     _rule(r"^Value of '(?P<variable>[a-z]+)' set to '?(?P<value>[^']*?)'?\.$", ev.VariableValue, changed=True),
     _rule(r"^Value of '(?P<variable>[a-z]+)' is '?(?P<value>[^']*?)'?\.?$", ev.VariableValue, changed=False),
     # guest registration
@@ -388,6 +414,9 @@ TEXT_RULES: tuple[Rule, ...] = (
     _rule(r"^(?P<text>Watching players:|@ is watching @\.)$", ev.Information, kind="watchers"),
     _rule(r"^(?P<text>None of the users is away\.|The following users are away:)$", ev.Information, kind="away"),
     _rule(r"^(?P<text>Your email address is '.*'\.|Password changed\.)$", ev.Information, kind="account"),
+    _rule(r"^(?P<text>max_logins is [0-9]+ \(maximum: [0-9]+\))$", ev.Information, kind="show"),
+    _rule(r"^(?P<text>[A-Z][A-Za-z_+-]*(?:/[A-Za-z0-9_+-]+)+(?: [A-Z][A-Za-z_+-]*(?:/[A-Za-z0-9_+-]+)*)*)$",
+          ev.Information, kind="timezones"),
     _rule(r"^(?P<text>   [+|].*|  v\|.*|   BAR: O-[0-9]+ X-[0-9]+ .*|    [0-9][0-9 ]+)$", ev.Information,
           kind="ascii_board"),
 )

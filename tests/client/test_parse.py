@@ -255,7 +255,32 @@ BETWEEN_GAMES_EXAMPLES = [
     ("** Error: No one to leave.", ev.Error("Error: No one to leave.")),
 ]
 
-ALL_EXAMPLES = CLIP_EXAMPLES + LOGIN_AND_SOCIAL_EXAMPLES + GAME_EXAMPLES + BETWEEN_GAMES_EXAMPLES
+TELNET_AND_UNLIMITED_EXAMPLES = [
+    ("someplayer logs in.", ev.LoginNotice("someplayer", "someplayer logs in.")),
+    ("someplayer just registered and logs in.", ev.LoginNotice("someplayer", "someplayer just registered and logs in.")),
+    ("someplayer drops connection.", ev.LogoutNotice("someplayer", "someplayer drops connection.")),
+    ("Connection with Barger timed out.", ev.LogoutNotice("Barger", "Connection with Barger timed out.")),
+    ("Message from someplayer: see you", ev.Message("someplayer", None, "see you")),
+    ("Message delivered to someplayer.", ev.MessageDelivered("someplayer")),
+    ("Message saved for someplayer.", ev.MessageSaved("someplayer")),
+    ("someplayer tells: hi", ev.Says("someplayer", "hi")),
+    ("someplayer says: gl", ev.Says("someplayer", "gl")),
+    ("dorbel shouts: hello all", ev.Shouts("dorbel", "hello all")),
+    ("someplayer whispers: psst", ev.Whispers("someplayer", "psst")),
+    ("someplayer kibitzes: nice", ev.Kibitzes("someplayer", "nice")),
+    ("** You tell someplayer: hi", ev.YouSay("someplayer", "hi")),
+    ("** You say to someplayer: gl", ev.YouSay("someplayer", "gl")),
+    ("** You shout: hello all", ev.YouShout("hello all")),
+    ("** You whisper: psst", ev.YouWhisper("psst")),
+    ("** You kibitz: nice", ev.YouKibitz("nice")),
+    ("You redouble to 4. Please wait for alice to accept or reject.", ev.YouDouble("alice", 4)),
+    ("bob redoubles. Type 'accept' or 'reject'.", ev.Doubles("bob", True, True)),
+    ("bob redoubles.", ev.Doubles("bob", False, True)),
+    ("Your pip count is 142. bob's pip count is 127.", ev.PipCounts(YOU, 142, "bob", 127)),
+    ("alice's pip count is 142. bob's pip count is 127.", ev.PipCounts("alice", 142, "bob", 127)),
+]
+
+ALL_EXAMPLES = TELNET_AND_UNLIMITED_EXAMPLES + CLIP_EXAMPLES + LOGIN_AND_SOCIAL_EXAMPLES + GAME_EXAMPLES + BETWEEN_GAMES_EXAMPLES
 
 
 @pytest.mark.parametrize(("line", "expected"), ALL_EXAMPLES, ids=[line[:50] for line, _ in ALL_EXAMPLES])
