@@ -72,6 +72,8 @@ GUEST_WELCOME = (
     "ONE USERNAME PER PERSON ONLY!!!",
 )
 MAX_QUEUED_LINES = 100
+REGISTRATION_CLOSED = "Your site is not allowed to create new accounts."
+SERVER_FULL = "** Sorry, the server is full. Please try again later."
 
 
 @dataclass(frozen=True)
@@ -336,6 +338,9 @@ class Session:
             _, client, _version, name, password = words[:5]
             return self._authenticate(name, password, client=client[:20])
         if words[0] == "guest":
+            if not self.settings.registration:
+                self.write(f"{REGISTRATION_CLOSED}\r\n" + LOGIN_PROMPT)
+                return Phase.LOGIN
             self.send(*GUEST_WELCOME)
             self.write(PROMPT)
             return Phase.GUEST
@@ -381,6 +386,10 @@ class Session:
             return Phase.CLOSED
         now = self.now()
         replaced = self.lobby.find(record.name)
+        if replaced is None and len(self.lobby.online) >= self.settings.limits.max_users:
+            self.write(f"\r\n{SERVER_FULL}\r\n", raw=WONT_ECHO if echo_was_off else b"")
+            self.disconnect(goodbye=False)
+            return Phase.CLOSED
         self.is_clip = client is not None
         user = OnlineUser.from_record(record, self, login_time=now, host=self.host,
                                       client=client, now=self.clock.seconds(),

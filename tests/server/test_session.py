@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.helpers import START_TIME, FakeClient, FakeServer
+from tests.helpers import START_TIME, FakeClient, FakeServer, make_settings
 
 T = int(START_TIME)
 
@@ -331,3 +331,25 @@ def test_commands_before_login_are_names() -> None:
     assert client.received() == b"\xff\xfb\x01password: "
     client.send("x")
     assert client.received() == b"\xff\xfc\x01\r\nlogin: "
+
+
+def test_guest_is_refused_when_registration_is_off() -> None:
+    server = FakeServer(settings=make_settings(registration=False))
+    guest = server.connect()
+    guest.received()
+    guest.send("guest")
+    assert guest.received() == b"Your site is not allowed to create new accounts.\r\nlogin: "
+
+
+def test_a_full_server_refuses_further_logins() -> None:
+    server = FakeServer(settings=make_settings(**{"limits.max_users": 1}))
+    server.register("alice")
+    server.register("bob")
+    clip_login(server, "alice")
+    late = server.connect()
+    late.received()
+    late.send("login test 1008 bob secret")
+    assert late.lines() == ["", "** Sorry, the server is full. Please try again later."]
+    assert late.closed
+    again = clip_login(server, "alice")  # the same account may still take over
+    assert not again.closed

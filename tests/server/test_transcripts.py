@@ -20,7 +20,7 @@ from twisted.python.failure import Failure
 
 from fibsd.app import FibsService
 from fibsd.store.sqlite import SQLiteStore
-from tests.helpers import FakeClient, FakeServer, test_settings
+from tests.helpers import FakeClient, FakeServer, make_settings
 from tests.server.transcript import (
     Token,
     Tokenizer,
@@ -112,7 +112,7 @@ class _Client(Protocol):
 
 class LoopbackDriver:
     def __init__(self, database: Path) -> None:
-        self.settings = test_settings(
+        self.settings = make_settings(
             port=0, interface="127.0.0.1", database=str(database),
             **{"passwords.memory_kib": 64, "passwords.time_cost": 1})
         self.database = database
