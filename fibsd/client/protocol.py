@@ -252,12 +252,12 @@ class ClipClientProtocol(LineReceiver):
         if isinstance(event, ev.Unknown):
             self.unknown_lines.append(event.line)
             self.log.warn("unknown line from server: {line!r}", line=event.line)
-        self._advance(event)
-        if self.handler is not None:
+        if self.handler is not None:  # first, so the handler has seen what a waiter reacts to
             try:
                 dispatch(self.handler, event)
             except Exception:  # one failing handler call must not cost the connection
                 self.log.failure("handler failed on {event!r}", event=event)
+        self._advance(event)
         self._waiters = [waiter for waiter in self._waiters if not waiter.deferred.called]  # timed out
         for waiter in list(self._waiters):
             if isinstance(event, waiter.kind) and (waiter.predicate is None or waiter.predicate(event)):
