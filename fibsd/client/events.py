@@ -16,8 +16,10 @@ Match lengths are ``int | None`` wherever the server can say ``unlimited``:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fibsd.rules.play import BAR_POINT, OFF_POINT, Move
 from fibsd.rules.position import BAR, Position
 
 YOU = "You"
@@ -377,6 +379,17 @@ class Board(Event):
     def absolute_point(self, own_point: int) -> int:
         """P1's point in P1's own numbering (1 = deepest home point) as FIBS numbers it."""
         return own_point if self.direction == -1 else 25 - own_point
+
+    def move_text(self, move: Move) -> str:
+        """P1's move in P1's own numbering (``fibsd.rules.play.Move``: 25 = bar, 0 = off) as FIBS
+        writes it: ``bar-22`` for O entering with a 3, ``bar-3`` for X, ``5-off`` / ``20-off``."""
+        src = "bar" if move.src == BAR_POINT else str(self.absolute_point(move.src))
+        dst = "off" if move.dst == OFF_POINT else str(self.absolute_point(move.dst))
+        return f"{src}-{dst}"
+
+    def move_command(self, moves: Iterable[Move]) -> str:
+        """The ``move`` command for a play, e.g. ``move 8-5 6-5``."""
+        return " ".join(["move", *(self.move_text(move) for move in moves)])
 
     def position(self) -> Position:
         """The game from P1's view: each side in its own numbering, index 24 the bar."""

@@ -9,6 +9,7 @@ import pytest
 
 from fibsd.client import events as ev
 from fibsd.client.parse import classify
+from fibsd.rules.play import BAR_POINT, OFF_POINT, Move
 from fibsd.rules.position import Position
 
 A_BOB = "board:You:alice:5:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:5:3:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0"
@@ -120,6 +121,16 @@ def test_absolute_point() -> None:
     assert board(A_BOB).absolute_point(6) == 6  # O: own numbering is absolute
     assert board(A_ALICE).absolute_point(6) == 19  # X: 25 - own
     assert board(A_ALICE).absolute_point(24) == 1
+
+
+def test_move_text_in_absolute_points() -> None:
+    o_player, x_player = board(A_BOB), board(A_ALICE)
+    assert o_player.move_command([Move(8, 3), Move(6, 3)]) == "move 8-3 6-3"
+    assert x_player.move_command([Move(24, 18), Move(13, 11)]) == "move 1-7 12-14"
+    assert o_player.move_text(Move(BAR_POINT, 22)) == "bar-22"
+    assert x_player.move_text(Move(BAR_POINT, 22)) == "bar-3"
+    assert o_player.move_text(Move(5, OFF_POINT)) == "5-off"
+    assert x_player.move_text(Move(5, OFF_POINT)) == "20-off"
 
 
 CAPTURES = Path("/work/shared/fibs-captures/boardcaps")
