@@ -1,0 +1,176 @@
+"""Running the server: options, the twistd plugin, startup and clean shutdown."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_twisted
+from passlib.hash import argon2
+from twisted.application.service import IServiceMaker
+from twisted.internet import reactor
+from twisted.internet.defer import Deferred
+from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
+from twisted.internet.protocol import Protocol
+from twisted.logger import globalLogPublisher
+from twisted.plugin import getPlugins
+from twisted.python.failure import Failure
+
+from fibsd.__main__ import Options, main
+from fibsd.app import FibsService
+from fibsd.server.dbthread import DatabaseStopped
+from fibsd.store.sqlite import SQLiteStore
+from tests.helpers import REPO, make_settings
+
+PLUGIN = REPO / "fibsd" / "twistd_plugins" / "fibsd_plugin.py"
+
+
+def test_options_select_settings(tmp_path: Path) -> None:
+    options = Options()
+    options.parseOptions(["--port", "4999", "--database", str(tmp_path / "x.sqlite")])
+    settings = options.settings()
+    assert settings.port == 4999
+    assert settings.database == tmp_path / "x.sqlite"
+    assert settings.motd == REPO / "config" / "motd.txt"
+
+
+def test_a_bad_option_value_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--port", "70000"]) == 2
+    assert "configuration error: port: must be at least 0 and at most 65535" in (
+        capsys.readouterr().err)
+
+
+def test_the_plugin_is_found_by_twisted(tmp_path: Path) -> None:
+    """Twisted scans plugin directories; this one holds nothing but our module."""
+    assert sorted(p.name for p in PLUGIN.parent.iterdir() if p.suffix == ".py") == [
+        "fibsd_plugin.py"]
+    assert not (PLUGIN.parent / "__init__.py").exists()
+    probe = tmp_path / "fibsd_plugin_probe"
+    probe.mkdir()
+    (probe / "__init__.py").write_text("")
+    shutil.copy(PLUGIN, probe / PLUGIN.name)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        package = importlib.import_module(probe.name)
+        makers = [m for m in getPlugins(IServiceMaker, package) if m.tapname == "fibsd"]
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [n for n in sys.modules if n.startswith(probe.name)]:
+            del sys.modules[name]
+    assert len(makers) == 1
+    assert makers[0].options is Options
+
+
+class _Recorder(Protocol):
+    def __init__(self) -> None:
+        self.data = b""
+        self.lost: Deferred[None] = Deferred()
+        self.waiting: tuple[bytes, Deferred[None]] | None = None
+
+    def dataReceived(self, data: bytes) -> None:
+        self.data += data
+        if self.waiting is not None and self.waiting[0] in self.data:
+            waiting, self.waiting = self.waiting, None
+            waiting[1].callback(None)
+
+    def expect(self, text: bytes) -> Deferred[None]:
+        d: Deferred[None] = Deferred()
+        if text in self.data:
+            d.callback(None)
+        else:
+            self.waiting = (text, d)
+        return d.addTimeout(10, reactor)
+
+    def connectionLost(self, reason: Failure = Failure(ConnectionError())) -> None:
+        self.lost.callback(None)
+
+
+@pytest_twisted.ensureDeferred
+async def test_stopping_says_goodbye_and_records_logouts(tmp_path: Path) -> None:
+    database = tmp_path / "fibsd.sqlite"
+    store = SQLiteStore(database)
+    store.create_user("alice", argon2.using(memory_cost=64, time_cost=1).hash("secret"), 1)
+    store.close()
+    settings = make_settings(port=0, interface="127.0.0.1", database=str(database))
+    events: list[str] = []
+
+    def observe(event: dict[str, object]) -> None:
+        if event.get("log_namespace") == "fibsd.app":
+            events.append(str(event.get("log_format", "")).format(**event))
+
+    globalLogPublisher.addObserver(observe)
+    service = FibsService(settings, reactor)
+    try:
+        service.startService()
+        port = (await service.listening).getHost().port
+        client = _Recorder()
+        await connectProtocol(TCP4ClientEndpoint(reactor, "127.0.0.1", port), client)
+        await client.expect(b"login: ")
+        assert client.transport is not None
+        client.transport.write(b"login test 1008 alice secret\r\n")
+        await client.expect(b"\r\n6\r\n")
+        await service.stopService()
+        await client.lost
+    finally:
+        globalLogPublisher.removeObserver(observe)
+    assert client.data.endswith(b"\r\n** The server is shutting down.\r\n"
+                                b"                             Goodbye.\r\n"
+                                b"Thanks for playing backgammon here. Come back soon!\r\n")
+    assert events == [
+        f"fibsd listening on 127.0.0.1 port {port}, database {database}",
+        "fibsd stopped; database closed",
+    ]
+    with pytest.raises(DatabaseStopped):
+        await service.db.get_user("alice")
+    reopened = SQLiteStore(database)
+    record = reopened.get_user("alice")
+    reopened.close()
+    assert record is not None and record.last_logout is not None
+    assert record.last_login is not None and record.last_host == "127.0.0.1"
+
+
+def _read_until(stream: "subprocess.IO[str]", pattern: str) -> re.Match[str]:
+    for line in stream:
+        found = re.search(pattern, line)
+        if found:
+            return found
+    raise AssertionError(f"the server never printed {pattern!r}")
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_the_console_script_runs_and_stops_cleanly(tmp_path: Path, stop: int) -> None:
+    database = tmp_path / "data" / "fibsd.sqlite"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "fibsd", "--port", "0", "--interface", "127.0.0.1",
+         "--database", str(database)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=tmp_path)
+    try:
+        assert server.stdout is not None
+        found = _read_until(server.stdout, r"fibsd listening on 127\.0\.0\.1 port ([0-9]+), "
+                                           r"database (.*)$")
+        assert found.group(2) == str(database)
+        with socket.create_connection(("127.0.0.1", int(found.group(1))), timeout=10) as conn:
+            received = b""
+            while not received.endswith(b"login: "):
+                received += conn.recv(4096)
+            server.send_signal(stop)
+            while chunk := conn.recv(4096):
+                received += chunk
+        assert received.endswith(b"                             Goodbye.\r\n"
+                                 b"Thanks for playing backgammon here. Come back soon!\r\n")
+        _read_until(server.stdout, r"fibsd stopped; database closed")
+        assert server.wait(timeout=10) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert database.exists()
