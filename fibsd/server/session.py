@@ -234,8 +234,7 @@ class Session:
         """The server is stopping: say goodbye without telling the others."""
         if self.phase is Phase.CLOSED:
             return
-        if self.phase is Phase.READY and not self.is_clip and not self._busy:
-            self.write("\r\n")
+        self._fresh_line()
         self.error("The server is shutting down.")
         self.disconnect(goodbye=True)
 
@@ -298,11 +297,17 @@ class Session:
     def _timed_out(self) -> None:
         if self.phase is Phase.CLOSED:
             return
-        if self.phase is Phase.READY and not self.is_clip:
-            self.write("\r\n")
+        self._fresh_line()
         self.send("Connection timed out.")
         notice = clip.timed_out(self.user.name) if self.user is not None else None
         self.disconnect(goodbye=False, notice=notice)
+
+    def _fresh_line(self) -> None:
+        """End the line of a prompt still waiting for input, if there is one."""
+        if self._busy:
+            return
+        if self.phase is not Phase.READY or not self.is_clip:
+            self.write("\r\n")
 
     def _prompt(self) -> None:
         if self.phase is Phase.READY and not self.is_clip:
@@ -437,8 +442,7 @@ class Session:
     def replaced(self) -> None:
         """The same account logged in again elsewhere: this connection gives way."""
         self._replaced = True
-        if self.phase is Phase.READY and not self.is_clip and not self._busy:
-            self.write("\r\n")
+        self._fresh_line()
         self.error("You logged in again from another connection; closing this one.")
         self.disconnect(goodbye=False)
 
