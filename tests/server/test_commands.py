@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fibsd.server.commands import resolve
@@ -40,3 +42,21 @@ def test_name_completion_prefers_case_then_uniqueness() -> None:
     assert lobby.complete("B").name == "Bobby"
     assert lobby.complete("z") is None
     assert lobby.complete("") is None
+
+
+HELP = Path(__file__).resolve().parent.parent.parent / "config" / "help"
+
+
+@pytest.mark.parametrize("name", ["bye", "quit", "who", "rawwho", "whois", "help", "show",
+                                  "motd", "beginner"])
+def test_help_topics_exist(name: str) -> None:
+    assert (HELP / f"{name}.txt").is_file()
+
+
+def test_help_texts_cannot_be_mistaken_for_protocol_lines() -> None:
+    """No line starts with a digit (CLIP) or a star (`** ` replies), as client programs
+    classify lines by their first character."""
+    for path in HELP.glob("*.txt"):
+        for line in path.read_text(encoding="ascii").splitlines():
+            assert not line[:1].isdigit() and not line.startswith("*"), (path.name, line)
+            assert len(line) <= 79, (path.name, line)
