@@ -260,16 +260,17 @@ class Game:
         if self._phase is not Phase.OPENING:
             raise GameStateError("the opening roll has been made")
         events: list[Event] = []
-        while True:
-            opening = OpeningRoll(dice.roll())
-            events.append(opening)
-            if opening.winner is not None:
-                break
+        opening = OpeningRoll(dice.roll())
+        events.append(opening)
+        while opening.tie:
             if self.autodouble:
                 self._cube *= 2
                 events.append(CubeAutoDoubled(self._cube))
-        self._turn = opening.winner
-        events.extend(self._dice_rolled(opening.winner, opening.dice))
+            opening = OpeningRoll(dice.roll())
+            events.append(opening)
+        winner = 0 if opening.dice[0] > opening.dice[1] else 1
+        self._turn = winner
+        events.extend(self._dice_rolled(winner, opening.dice))
         return self._emit(events)
 
     def roll(self, player: int, dice: DiceSource) -> tuple[Event, ...]:

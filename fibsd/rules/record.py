@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from fibsd.rules.errors import InvalidRecord
 from fibsd.rules.events import (
@@ -170,7 +170,8 @@ def _decode(raw: Any) -> Entry:
     raise ValueError("unknown entry")
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
+    """An integer that JSON wrote as one (``true`` is not 1 here)."""
     return type(value) is int
 
 
