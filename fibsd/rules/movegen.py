@@ -96,7 +96,12 @@ def legal_plays(position: Position, dice: tuple[int, int]) -> tuple[Play, ...]:
     >>> legal_plays(Position.initial(), (6, 6))[0].moves[0]
     Move(src=24, dst=18, hit=False)
     """
-    found, _ = _search(position, _check_dice(dice))
+    return _plays(position, _check_dice(dice))[0]
+
+
+def _plays(position: Position, dice: tuple[int, int]) -> tuple[tuple[Play, ...], tuple[int, ...]]:
+    """The legal plays and the dice they use (see ``_search``)."""
+    found, used = _search(position, dice)
     opponent = position.opponent
     new = object.__new__
     set_player = _SET_PLAYER
@@ -112,7 +117,7 @@ def legal_plays(position: Position, dice: tuple[int, int]) -> tuple[Play, ...]:
         set_moves(play, moves)
         set_result(play, result)
         plays.append(play)
-    return tuple(plays)
+    return tuple(plays), used
 
 
 def _after_hits(opponent: tuple[int, ...], moves: tuple[Move, ...]) -> tuple[int, ...]:
@@ -126,14 +131,15 @@ def _after_hits(opponent: tuple[int, ...], moves: tuple[Move, ...]) -> tuple[int
 
 def dice_playable(position: Position, dice: tuple[int, int]) -> int:
     """How many dice a legal play of this roll uses (FIBS's "Please move n pieces")."""
-    return _search(position, _check_dice(dice))[1]
+    return len(_search(position, _check_dice(dice))[1])
 
 
 _Found = dict[int, tuple[tuple[Move, ...], tuple[int, ...], int]]
 
 
-def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, int]:
-    """Depth-first search over non-rising sources; returns the results kept and dice used."""
+def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, tuple[int, ...]]:
+    """Depth-first search over non-rising sources; returns the results kept and the dice
+    a legal play uses."""
     high, low = dice
     board = [0, *position.player]  # board[p] for points 1..24, board[25] is the bar
     # Opposing checkers on each of the mover's points: status[p] for p in 1..24.
@@ -145,7 +151,8 @@ def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, int]:
     hit_bit = _HIT
     all_moves = _MOVES
     full: _Found = {}  # plays using every die
-    partial: dict[int, _Found] = {}  # plays that stop early, by dice used
+    # Plays that stop early, by number of dice used and, for one die, which one.
+    partial: dict[tuple[int, int], _Found] = {}
     outside = sum(board[7:])  # checkers that keep the mover from bearing off
 
     def step(depth: int, first: int, key: int, sequence: tuple[int, ...]) -> None:
@@ -202,7 +209,8 @@ def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, int]:
             board[src] += 1
             board[dst] -= 1
         if not moved and not full:
-            partial.setdefault(depth, {}).setdefault(key, (tuple(path), tuple(board[1:]), key))
+            first = sequence[0] if depth == 1 else 0
+            partial.setdefault((depth, first), {}).setdefault(key, (tuple(path), tuple(board[1:]), key))
 
     if high == low:
         step(0, 0, 0, (high,) * 4)
@@ -210,19 +218,11 @@ def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, int]:
         step(0, 0, 0, (high, low))
         step(0, 0, 0, (low, high))
     if full:
-        return full, 4 if high == low else 2
-    best = max(partial)
-    if best == 1 and high != low:
-        larger = {k: v for k, v in partial[1].items() if _plays_die(v[0][0], high)}
-        if larger:
-            return larger, 1
-    return (partial[best] if best else {}), best
-
-
-def _plays_die(move: Move, die: int) -> bool:
-    """Whether ``die`` makes this move (a bear-off below the die's point also counts:
-    the conditions for it are the same whichever larger die is used)."""
-    return move.pips == die or (move.dst == OFF_POINT and move.src < die)
+        return full, (high,) * 4 if high == low else (high, low)
+    best, first = max(partial)  # for one die of a non-double, the larger die if it plays
+    if not best:
+        return {}, ()
+    return partial[best, first], (first or high,) * best
 
 
 # -- checking a typed play ---------------------------------------------------------------
@@ -324,10 +324,9 @@ def check_play(position: Position, dice: tuple[int, int], pairs: Sequence[tuple[
     for src, dst in pairs:
         if not (1 <= src <= 25 and 0 <= dst <= 24):
             raise ValueError(f"not a pair of points: {(src, dst)!r}")
-    plays = legal_plays(position, dice)
+    plays, usable = _plays(position, dice)
     by_result = {play.result: play for play in plays}
-    required = len(plays[0].moves) if plays else 0
-    usable = _usable_dice(dice, plays)
+    required = len(usable)
     board = [position.player_off, *position.player]
     opponent = list(position.opponent)
 
@@ -338,19 +337,6 @@ def check_play(position: Position, dice: tuple[int, int], pairs: Sequence[tuple[
         return Play((), position)
     _diagnose(board, opponent, pairs, dice, usable, required)
     raise NotAWholePlay()
-
-
-def _usable_dice(dice: tuple[int, int], plays: tuple[Play, ...]) -> tuple[int, ...]:
-    """The dice a legal play uses: all of them, or the one the forced-play rules name."""
-    if not plays:
-        return ()
-    count = len(plays[0].moves)
-    high, low = dice
-    if high == low:
-        return (high,) * count
-    if count == 2:
-        return (high, low)
-    return (high,) if any(_plays_die(play.moves[0], high) for play in plays) else (low,)
 
 
 def _match(
