@@ -154,6 +154,8 @@ class Game:
         _check_player(turn)
         if owner is not None:
             _check_player(owner)
+        if cube < 1 or cube & (cube - 1):
+            raise ValueError(f"a cube shows a power of two, not {cube!r}")
         game = cls(no_cube=no_cube, redouble_limit=redouble_limit)
         game._board = position
         game._phase = Phase.ROLL

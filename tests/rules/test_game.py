@@ -497,3 +497,6 @@ def test_at_position_checks_its_players() -> None:
         Game.at_position(Position.initial(), 2)
     with pytest.raises(ValueError):
         Game.at_position(Position.initial(), 0, owner=3)
+    for cube in (0, 3, 6):
+        with pytest.raises(ValueError):
+            Game.at_position(Position.initial(), 0, cube=cube)
