@@ -151,9 +151,12 @@ class Outcome(Generic[T]):
             deferred.callback(self._result)  # type: ignore[arg-type]
 
 
+EventKind = type[ev.Event] | tuple[type[ev.Event], ...]
+
+
 @dataclass
 class _Waiter:
-    kind: type[ev.Event]
+    kind: EventKind
     predicate: Callable[[Any], bool] | None
     deferred: Deferred[Any]
 
@@ -225,11 +228,12 @@ class ClipClientProtocol(LineReceiver):
 
     def wait_for(
         self,
-        kind: type[ev.Event],
+        kind: EventKind,
         predicate: Callable[[Any], bool] | None = None,
         timeout: float | None = None,
     ) -> Deferred[Any]:
-        """A Deferred for the next event of ``kind`` (matching ``predicate``) from now on.
+        """A Deferred for the next event of ``kind`` (a class or a tuple of them, as for
+        ``isinstance``) that matches ``predicate``, from now on.
 
         With ``timeout`` it fails with ``defer.TimeoutError`` after that many
         seconds of the protocol's clock; a lost connection fails it too.
