@@ -72,6 +72,8 @@ GUEST_WELCOME = (
     "ONE USERNAME PER PERSON ONLY!!!",
 )
 MAX_QUEUED_LINES = 100
+# `!!` repeats the previous command, but never one of these (nor `message` with text).
+NOT_REPEATED = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper"})
 REGISTRATION_CLOSED = "Your site is not allowed to create new accounts."
 SERVER_FULL = "** Sorry, the server is full. Please try again later."
 
@@ -137,6 +139,7 @@ class Session:
         self._pending_name = ""
         self._leaving: str | None = None  # the logout notice others will see
         self._replaced = False
+        self._repeatable = ""  # the last line `!!` may repeat
         self._timer: IDelayedCall | None = None
         self._handlers: dict[Phase, Callable[[str], Phase | Deferred[Phase]]] = {
             Phase.LOGIN: self._line_login,
@@ -187,6 +190,8 @@ class Session:
 
     def write(self, text: str, raw: bytes = b"") -> None:
         """Seven-bit text (anything else becomes ``?``), after optional raw bytes."""
+        if self.phase is Phase.CLOSED:
+            return
         self.connection.write(raw + text.encode("ascii", "replace"))
 
     def disconnect(self, goodbye: bool = True, notice: str | None = None) -> None:
@@ -358,6 +363,8 @@ class Session:
 
     def _authenticate(self, name: str, password: str, client: str | None) -> Deferred[Phase]:
         def check(record: UserRecord | None) -> Deferred[Phase] | Phase:
+            if self.phase is Phase.CLOSED:
+                return Phase.CLOSED
             if record is None or not password:
                 return self._login_failed(client)
             verified = self.services.passwords.verify(password, record.password_hash)
@@ -535,6 +542,8 @@ class Session:
             self._prompt()
             return Phase.READY
         self.user.last_active = self.clock.seconds()
+        if line == "!!" and self._repeatable:
+            line = self._repeatable
         word, rest = split_command(line)
         found = commands.resolve(word)
         if found is None and word[:1].isdigit() and commands.resolve("move") is not None:
@@ -544,6 +553,8 @@ class Session:
             self.error(f"Unknown command: '{word}'")
             self._prompt()
             return Phase.READY
+        if found.name not in NOT_REPEATED and not (found.name == "message" and rest):
+            self._repeatable = line
         result = found.run(self, rest)
         if isinstance(result, Deferred):
             return result.addCallback(lambda _: self._command_done())

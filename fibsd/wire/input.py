@@ -40,13 +40,18 @@ class _Telnet(enum.Enum):
 
 
 class TelnetFilter:
-    """Strips telnet commands from a byte stream; ``IAC IAC`` stands for a 0xFF byte."""
+    """Strips telnet commands from a byte stream; ``IAC IAC`` stands for a 0xFF byte.
+
+    A telnet program in character mode ends lines with CR NUL; that becomes CR LF.
+    """
 
     def __init__(self) -> None:
         self._state = _Telnet.DATA
+        self._after_cr = False
 
     def feed(self, data: bytes) -> bytes:
-        if self._state is _Telnet.DATA and IAC not in data:
+        if self._state is _Telnet.DATA and IAC not in data and 0 not in data:
+            self._after_cr = data.endswith(b"\r")
             return data
         out = bytearray()
         for byte in data:
@@ -54,8 +59,11 @@ class TelnetFilter:
             if state is _Telnet.DATA:
                 if byte == IAC:
                     self._state = _Telnet.COMMAND
+                elif byte == 0 and self._after_cr:
+                    out.append(10)
                 else:
                     out.append(byte)
+                self._after_cr = byte == 13
             elif state is _Telnet.COMMAND:
                 if byte == IAC:
                     out.append(byte)

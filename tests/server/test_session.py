@@ -353,3 +353,102 @@ def test_a_full_server_refuses_further_logins() -> None:
     assert late.closed
     again = clip_login(server, "alice")  # the same account may still take over
     assert not again.closed
+
+
+def test_bang_bang_repeats_the_last_command_but_not_chat() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = clip_login(server, "alice")
+    client.send("!!")
+    assert client.lines() == ["** Unknown command: '!!'"]
+    client.send("who count")
+    client.send("!!")
+    assert client.lines() == ["There are 1 users logged on."] * 2
+    client.send("shout hello")
+    client.send("!!")
+    assert client.lines() == ["17 hello", "There are 1 users logged on."]
+
+
+def test_stored_messages_follow_the_login_block() -> None:
+    from fibsd.store import StoredMessage
+
+    server = FakeServer()
+    server.register("alice")
+    server.register("bob")
+    server.store.store_message(StoredMessage("bob", "alice", 1_600_000_000, "see you at 10"))
+    server.store.store_message(StoredMessage("bob", "alice", 1_600_000_001, "or 11"))
+    client = server.connect()
+    client.received()
+    client.send("login test 1008 alice secret")
+    assert client.lines()[-4:] == ["6", "There are messages for you:",
+                                   "9 bob 1600000000 see you at 10", "9 bob 1600000001 or 11"]
+    telnet = server.connect()
+    server.store.store_message(StoredMessage("alice", "bob", 1_600_000_002, "hi"))
+    telnet.received()
+    telnet.send("bob")
+    telnet.send("secret")
+    assert telnet.lines()[-2:] == ["There are messages for you:", "Message from alice: hi"]
+    assert telnet.prompt() == "> "
+    assert server.store.take_messages("alice") == []
+
+
+def test_whois_of_someone_who_left() -> None:
+    server = FakeServer()
+    server.register("alice")
+    server.register("bob")
+    bob = clip_login(server, "bob")
+    server.advance(90)
+    bob.send("bye")
+    alice = clip_login(server, "alice")
+    alice.send("whois bob")
+    assert alice.lines() == [
+        "Information about bob:",
+        "  Last login:  Tue Nov 14 22:13:20 2023 UTC from 10.0.0.1",
+        "  Last logout: Tue Nov 14 22:14:50 2023 UTC",
+        "  Not logged in right now.",
+        "  Rating: 1500.00 Experience: 0",
+        "  No email address.",
+    ]
+
+
+def test_a_failing_command_is_answered_and_the_session_goes_on() -> None:
+    from twisted.internet.defer import fail
+
+    from fibsd.server import commands
+
+    def broken(session: object, rest: str) -> None:
+        raise RuntimeError("boom")
+
+    def broken_later(session: object, rest: str) -> object:
+        return fail(RuntimeError("boom later"))
+
+    commands.COMMANDS["zzbroken"] = commands.Command("zzbroken", broken)
+    commands.COMMANDS["zzlater"] = commands.Command("zzlater", broken_later)
+    try:
+        server = FakeServer()
+        server.register("alice")
+        client = telnet_login(server, "alice")
+        for word in ("zzbroken", "zzlater"):
+            client.send(word)
+            assert client.received() == (
+                b"** Sorry, the server could not complete that command.\r\n> ")
+        client.send("who count")
+        assert client.received() == b"There are 1 users logged on.\r\n> "
+    finally:
+        del commands.COMMANDS["zzbroken"], commands.COMMANDS["zzlater"]
+
+
+def test_input_waiting_for_a_slow_login_is_bounded() -> None:
+    from twisted.internet.defer import Deferred
+
+    server = FakeServer()
+    pending: Deferred[object] = Deferred()
+    server.services.db = type("Slow", (), {"get_user": lambda self, name: pending})()
+    client = server.connect()
+    client.received()
+    client.send_bytes(b"login test 1008 alice secret\r\n" + b"who\r\n" * 10_000)
+    session = client.protocol.session
+    assert session is not None and len(session._queue) == 100
+    client.close()
+    pending.callback(None)  # the answer comes after the hang-up: nothing happens
+    assert client.received() == b""

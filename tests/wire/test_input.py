@@ -67,3 +67,11 @@ def test_password_rules() -> None:
     assert password_problem("abc") is PasswordProblem.TOO_SHORT
     assert password_problem("ab:cd") is PasswordProblem.COLON
     assert password_problem("ab cd") is PasswordProblem.BLANK
+
+
+def test_cr_nul_from_character_mode_telnet_ends_a_line() -> None:
+    telnet = TelnetFilter()
+    assert telnet.feed(b"who\r\x00wh") == b"who\r\nwh"
+    assert telnet.feed(b"o\r") == b"o\r"
+    assert telnet.feed(b"\x00") == b"\n"
+    assert telnet.feed(b"a\x00b") == b"a\x00b"  # a NUL elsewhere is left to clean_line
