@@ -931,7 +931,14 @@ class Error(Event):
 
 @dataclass(frozen=True)
 class Information(Event):
-    """Output of informational commands (whois, who, toggle/set listings, show ...), by line."""
+    """A line of an informational listing, which clients show rather than act upon.
+
+    ``kind`` says which listing: ``who`` (telnet who list), ``whois``, ``toggles`` and
+    ``settings`` (the toggle and set listings), ``ratings``, ``games`` (show games),
+    ``saved`` (show saved, savedcount), ``watchers``, ``away``, ``account`` (address,
+    password), ``show`` (show max), ``timezones``, ``stat``, ``registration`` (the guest
+    dialogue's hints) and ``ascii_board`` (boardstyle 1 and 2 drawings).
+    """
 
     kind: str
     text: str

@@ -13,7 +13,7 @@ Rule 3: a generic rule converts each named group by the type of the event field
 of the same name (``int``, ``float``, ``bool`` from ``0``/``1``, ``str``,
 ``int | None`` where a missing group or ``unlimited`` means None, ``str | None``
 where ``-`` means None); fixed field values come with the rule.  Lines whose
-fields are not a plain mapping (CLIP 2, ``board:``, move lists) have builders.
+fields are not a plain mapping (``board:``, move lists) have builders.
 
 ``classify`` looks at one line alone.  A few lines only make sense in context
 (the banner before login, the message of the day between ``3`` and ``4``, the
@@ -24,10 +24,11 @@ FCM's login/MOTD/run states, and is what a connection should use.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
-from typing import Any, Callable, get_type_hints
+from typing import Any, get_type_hints
 
 from fibsd.client import events as ev
 
@@ -39,6 +40,8 @@ Builder = Callable[[re.Match[str]], ev.Event]
 
 @dataclass(frozen=True)
 class Rule:
+    """One line shape: the anchored pattern and how its match becomes an event."""
+
     pattern: re.Pattern[str]
     build: Builder
 
@@ -82,18 +85,6 @@ def _rule(pattern: str, build: type[ev.Event] | Builder, **fixed: Any) -> Rule:
 
 
 # -- builders for lines that are not a plain field mapping ------------------------
-
-
-def _own_info(match: re.Match[str]) -> ev.Event:
-    words = match.group(0).split(" ")[1:]
-    names = [f for f in _field_types(ev.OwnInfo)]
-    values: dict[str, Any] = {}
-    for name, word in zip(names, words, strict=True):
-        if name == "redoubles":
-            values[name] = None if word == "unlimited" else int(word)
-        else:
-            values[name] = _convert(_field_types(ev.OwnInfo)[name], word)
-    return ev.OwnInfo(**values)
 
 
 def _board(match: re.Match[str]) -> ev.Event:
@@ -189,6 +180,14 @@ def _toggle_rules() -> list[Rule]:
 _TOGGLES = ("allowpip|autoboard|autodouble|automove|bell|crawford|double|greedy|moreboards"
             "|moves|notify|ratings|ready|report|silent|telnet|wrap")
 _LENGTH = r"(?:a (?P<match_length>[0-9]+) point|an unlimited)"  # "a 5 point" / "an unlimited"
+_FLAG, _INT = "[01]", "[0-9]+"
+_OWN_INFO = " ".join(f"(?P<{field}>{regex})" for field, regex in (
+    ("name", "@"), ("allowpip", _FLAG), ("autoboard", _FLAG), ("autodouble", _FLAG), ("automove", _FLAG),
+    ("away", _FLAG), ("bell", _FLAG), ("crawford", _FLAG), ("double", _FLAG), ("experience", _INT),
+    ("greedy", _FLAG), ("moreboards", _FLAG), ("moves", _FLAG), ("notify", _FLAG), ("rating", r"[0-9]+\.[0-9]+"),
+    ("ratings", _FLAG), ("ready", _FLAG), ("redoubles", "[0-9]+|unlimited"), ("report", _FLAG),
+    ("silent", _FLAG), ("timezone", r"\S+"),
+))
 
 
 # -- the three tables -------------------------------------------------------------
@@ -198,8 +197,7 @@ _WHO_LINE = _rule(r"^(?P<text>[0-9 ][0-9] [-PRWA ]{3} @ +[0-9]+\.[0-9]+ .*)$", e
 
 CLIP_RULES: tuple[Rule, ...] = (
     _rule(r"^1 (?P<name>@) (?P<last_login>[0-9]+) (?P<last_host>\S+)$", ev.Welcome),
-    _rule(r"^2 @ [01] [01] [01] [01] [01] [01] [01] [01] [0-9]+ [01] [01] [01] [01] "
-          r"[0-9]+\.[0-9]+ [01] [01] (?:[0-9]+|unlimited) [01] [01] \S+$", _own_info),
+    _rule(rf"^2 {_OWN_INFO}$", ev.OwnInfo),
     _rule(r"^3$", ev.MotdStart),
     _rule(r"^4$", ev.MotdEnd),
     # FCM has three patterns for CLIP 5: opponent and watching are never both set.

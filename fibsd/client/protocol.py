@@ -381,7 +381,12 @@ def connect(
     handler: Handler | None = None,
     **options: Any,
 ) -> tuple[ClipClientFactory, Deferred[ClipClientProtocol]]:
-    """Connect over TCP; the Deferred fires with the logged-in protocol (options as the factory's)."""
+    """Connect over TCP; the Deferred fires with the logged-in protocol (options as the factory's).
+
+    The reactor is also the clock of the connection (``wait_for`` timeouts, reconnect delays)
+    unless ``clock`` says otherwise.
+    """
+    options.setdefault("clock", reactor)
     factory = ClipClientFactory(credentials, handler, **options)
     reactor.connectTCP(host, port, factory)
     return factory, factory.first_login.wait()
