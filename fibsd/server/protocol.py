@@ -5,15 +5,24 @@ away lines longer than the limit as they arrive (memory stays bounded whatever a
 client sends), cleans each line to seven-bit text and hands it to its ``Session``.
 It never sends telnet negotiation of its own except the echo switch the session asks
 for around password prompts, as FIBS does.
+
+Output is bounded too: the protocol registers itself as the producer of its own input.
+When a client stops reading and the transport's send buffer fills (64 KiB), Twisted
+pauses it; the protocol then stops reading from the socket and stops handling the lines
+it already has, so a client sending ``who`` in a loop without reading cannot make the
+server buffer without limit.
 """
 
 from __future__ import annotations
 
+from collections import deque
+
 from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IAddress, IDelayedCall, IReactorTime
+from twisted.internet.interfaces import IAddress, IDelayedCall, IPushProducer, IReactorTime
 from twisted.internet.protocol import Protocol, ServerFactory
 from twisted.logger import Logger
 from twisted.python.failure import Failure
+from zope.interface import implementer
 
 from fibsd.server.session import Services, Session, TooLong
 from fibsd.wire.input import OVERLONG, LineSplitter, TelnetFilter, clean_line
@@ -23,6 +32,7 @@ log = Logger()
 DEFAULT_MAX_LINE = 2000
 
 
+@implementer(IPushProducer)
 class FibsProtocol(Protocol):
     factory: FibsFactory | None = None
 
@@ -31,22 +41,45 @@ class FibsProtocol(Protocol):
         self.session: Session | None = None
         self._telnet = TelnetFilter()
         self._lines = LineSplitter(max_line)
+        self._pending: deque[str | TooLong] = deque()  # at most one read's worth
+        self._paused = False
 
     def connectionMade(self) -> None:
         if self.factory is not None:
             self.factory.connections.add(self)
-        peer = self.transport.getPeer()  # type: ignore[union-attr]
-        self.session = Session(self.services, self, _host(peer))
+        assert self.transport is not None
+        self.transport.registerProducer(self, True)  # type: ignore[attr-defined]
+        self.session = Session(self.services, self, _host(self.transport.getPeer()))
         self.session.connection_made()
 
     def dataReceived(self, data: bytes) -> None:
-        assert self.session is not None
         for line in self._lines.feed(self._telnet.feed(data)):
             if line is OVERLONG:
-                self.session.line_received(TooLong(self._lines.max_length))
+                self._pending.append(TooLong(self._lines.max_length))
             else:
                 assert isinstance(line, bytes)
-                self.session.line_received(clean_line(line))
+                self._pending.append(clean_line(line))
+        self._hand_over()
+
+    def _hand_over(self) -> None:
+        while self._pending and not self._paused and self.session is not None:
+            self.session.line_received(self._pending.popleft())
+
+    # --- IPushProducer: the transport's send buffer is full, or has room again --------
+
+    def pauseProducing(self) -> None:
+        self._paused = True
+        if self.transport is not None:
+            self.transport.pauseProducing()  # type: ignore[attr-defined]
+
+    def resumeProducing(self) -> None:
+        self._paused = False
+        if self.transport is not None:
+            self.transport.resumeProducing()  # type: ignore[attr-defined]
+        self._hand_over()
+
+    def stopProducing(self) -> None:
+        self._pending.clear()
 
     def connectionLost(self, reason: Failure = Failure(ConnectionError())) -> None:
         if self.session is not None:

@@ -452,3 +452,17 @@ def test_input_waiting_for_a_slow_login_is_bounded() -> None:
     client.close()
     pending.callback(None)  # the answer comes after the hang-up: nothing happens
     assert client.received() == b""
+
+
+def test_a_client_that_does_not_read_stops_being_served() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = clip_login(server, "alice")
+    protocol = client.protocol
+    assert client.transport.producer is protocol and client.transport.streaming
+    protocol.pauseProducing()  # what Twisted does when the send buffer is full
+    assert client.transport.producerState == "paused"
+    client.send_bytes(b"who count\r\n" * 3)
+    assert client.lines() == []
+    protocol.resumeProducing()
+    assert client.lines() == ["There are 1 users logged on."] * 3
