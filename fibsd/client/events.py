@@ -577,7 +577,8 @@ class RejectsResignation(Event):
 
 @dataclass(frozen=True)
 class GameWon(Event):
-    """``You win the game and get 1 point. Congratulations!`` / ``alice wins the game and gets 2 points[. Sorry].``"""
+    """``You win the game and get 1 point. Congratulations!`` /
+    ``alice wins the game and gets 2 points[. Sorry].``"""
 
     player: str
     points: int

@@ -69,9 +69,9 @@ class Credentials:
         if not re.fullmatch(NAME, self.name):
             raise ValueError(f"FIBS names are letters and underscores only: {self.name!r}")
         if not self.password or re.search(r"[\s:]", self.password):
-            raise ValueError("a password needs characters and no blanks or colons (the login line splits on them)")
+            raise ValueError("a password must be non-empty, without blanks or colons (the login line)")
         if not re.fullmatch(r"[!-~]{1,20}", self.client):
-            raise ValueError(f"the client word is 1-20 printable characters without blanks: {self.client!r}")
+            raise ValueError(f"the client word is 1-20 printable characters, no blanks: {self.client!r}")
 
     def login_line(self) -> str:
         return f"login {self.client} {CLIP_VERSION} {self.name} {self.password}"
