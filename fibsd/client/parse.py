@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
-from typing import Any, get_type_hints
+from typing import Any, ClassVar, get_type_hints
 
 from fibsd.client import events as ev
 
@@ -446,6 +446,7 @@ class Phase(Enum):
 
     LOGIN = "login"  # banner, prompts, guest dialogue: free text is Banner
     MOTD = "motd"  # between CLIP 3 and 4: every line is MotdLine
+    TELNET_MOTD = "telnet motd"  # after a telnet login, until its first "> ": free text is MotdLine
     RUN = "run"  # logged in: free text is Unknown
     GONE = "gone"  # after Goodbye.: free text is Farewell
 
@@ -464,14 +465,21 @@ class LineReader:
             return ev.MotdLine(line)
         event = classify(line)
         if isinstance(event, ev.Unknown):
-            if self.phase is Phase.LOGIN:
-                return ev.Banner(line)
-            if self.phase is Phase.GONE:
-                return ev.Farewell(line)
-        elif isinstance(event, ev.MotdStart):
+            return self._free_text.get(self.phase, ev.Unknown)(line)
+        if isinstance(event, ev.MotdStart):
             self.phase = Phase.MOTD
-        elif isinstance(event, (ev.Welcome, ev.UserAuthenticated)):
+        elif isinstance(event, ev.Welcome):
+            self.phase = Phase.RUN
+        elif isinstance(event, ev.UserAuthenticated):
+            self.phase = Phase.TELNET_MOTD  # telnet mode sends the MOTD box without 3 and 4
+        elif isinstance(event, ev.Prompt) and self.phase is Phase.TELNET_MOTD:
             self.phase = Phase.RUN
         elif isinstance(event, ev.Goodbye):
             self.phase = Phase.GONE
         return event
+
+    _free_text: ClassVar[dict[Phase, Callable[[str], ev.Event]]] = {
+        Phase.LOGIN: ev.Banner,
+        Phase.TELNET_MOTD: ev.MotdLine,
+        Phase.GONE: ev.Farewell,
+    }

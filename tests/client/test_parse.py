@@ -329,3 +329,23 @@ def test_classify_is_pure() -> None:
         imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
         assert not any(name.split(".")[0] in ("twisted", "socket", "fibsd.server") for name in imported)
         assert not any(name.startswith(("fibsd.server", "fibsd.wire", "fibsd.store")) for name in imported)
+
+
+def test_reader_telnet_login_motd_runs_until_the_first_prompt() -> None:
+    reader = LineReader()
+    lines = ["login: ", "password: ", "", "** User bob authenticated.", "** Last login: Fri Jul  3 from h",
+             "+----+", "|  news  |", "", "> ", "+----+"]
+    assert [reader.feed(line) for line in lines] == [
+        ev.Prompt("login: "), ev.Prompt("password: "), ev.Empty(), ev.UserAuthenticated("bob"),
+        ev.LastLogin("Fri Jul  3 from h"), ev.MotdLine("+----+"), ev.MotdLine("|  news  |"), ev.Empty(),
+        ev.Prompt("> "), ev.Unknown("+----+"),
+    ]
+    assert reader.phase is Phase.RUN
+
+
+def test_classify_doctest() -> None:
+    import doctest
+
+    import fibsd.client.parse
+
+    assert doctest.testmod(fibsd.client.parse).failed == 0
