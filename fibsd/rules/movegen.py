@@ -21,20 +21,27 @@ signed nibble per point plus one bit per hit point), so no board is copied until
 result turns up.  The representative kept for a result is the first one found: sources
 descending, the larger die first where both orders reach the same place.
 
-``check_play`` reads a typed play in FIBS's spirit: pairs are applied in the order given,
-each must be possible in the position the previous ones left, and the whole must reach a
-legal result.  Decisions where FIBS is silent or stricter than the issue asks:
+``check_play`` accepts the typed pairs when they reach a legal result, and otherwise
+explains the refusal the way FIBS does, pair by pair in the order typed.  Decisions where
+FIBS is silent or stricter:
 
-* A pair may span several dice (``13-8`` for 5-3, ``24-16`` for 4-4) when the steps in
-  between are open; which dice, and in which order, is chosen so that the whole play is
-  legal, as is the die for an ambiguous bear-off (3-off with a 4 or a 6).  FIBS itself
-  wants one pair per die.
+* Each pair is one checker's path.  A pair may span several dice (``13-8`` for 3-2,
+  ``24-16`` for 4-4) when the points in between are open; the dice, their order, and the
+  die for an ambiguous bear-off (3-off with a 4 or a 6) are chosen so that the whole play
+  is legal.  A hit on the way is assumed only when no quiet way exists (notation writes
+  such hits out: ``13/7*/2``).  FIBS itself wants one pair per die.
+* The typed order does not decide legality, the result does (architecture rule 3): the
+  pairs are tried in the order given first, then in any order or interleaving that the
+  dice allow, so gnubg's ``6/off 3/off`` for 4-4 (6/2, 3/off, 2/off) is accepted, and
+  so is ``13-8 bar-23``.  FIBS would refuse the latter with "remove pieces from the bar";
+  the errors below still follow the typed order when no reading is legal.
 * The pair count therefore counts dice, not pairs: ``TooManyMoves`` when there are more
   pairs than playable dice (every pair uses at least one die); ``WrongMoveCount`` when
   even reading every pair as spanning as many dice as its distance allows cannot cover
   the playable dice.  ``given`` in both is the number of pairs typed.
 * The returned ``Play`` has the result of the matching legal play and the player's own
-  moves, one per die, in the order typed (so hits are flagged where the player made them).
+  moves, one per die, in the order found (the typed order whenever that order can be
+  played), so hits are flagged where the player made them.
 """
 
 from __future__ import annotations
@@ -342,24 +349,43 @@ def check_play(position: Position, dice: tuple[int, int], pairs: Sequence[tuple[
 def _match(
     board: _Board,
     opponent: _Side,
-    pairs: list[tuple[int, int]],
+    paths: list[tuple[int, int]],
     dice: tuple[int, ...],
     moves: tuple[Move, ...],
     by_result: dict[Position, Play],
 ) -> Play | None:
-    """Read the pairs, in order, every way the dice allow; the first legal result wins."""
-    if not pairs:
-        if dice:
+    """Walk each typed pair as one checker's path, a die at a time, until every path is
+    done and every die used; the first legal result wins.
+
+    Paths are tried in the order typed, each to its end, so a play that works in that
+    order keeps it; steps of different paths may interleave when they must (a bear-off
+    that waits for another checker to come down).  Quiet steps before hitting ones, then
+    larger dice first.
+    """
+    if not dice:
+        if any(at != dst for at, dst in paths):
             return None
-        result = Position(tuple(board[1:]), tuple(opponent))
-        play = by_result.get(result)
+        play = by_result.get(Position(tuple(board[1:]), tuple(opponent)))
         return None if play is None else Play(moves, play.result)
-    (src, dst), rest = pairs[0], pairs[1:]
-    ways, _ = _spans(board, opponent, src, dst, dice)
-    for steps, used, after, side in ways:
-        found = _match(after, side, rest, _without(dice, used), moves + steps, by_result)
-        if found is not None:
-            return found
+    for index, (at, dst) in enumerate(paths):
+        if at == dst:
+            continue
+        steps = []
+        for die in sorted(set(dice), reverse=True):
+            if dst and at - die < dst:
+                continue
+            step = _step(board, opponent, at, die)
+            if isinstance(step, Move):
+                steps.append((step.hit and step.dst != dst, die, step))
+        # A hit on the way is read only when no way avoids it: notation writes such
+        # hits out (24/18*/13), so a bare 24/13 means the quiet way.
+        for _, die, step in sorted(steps, key=lambda entry: entry[0]):
+            after, side = _apply(board, opponent, step)
+            rest = list(paths)
+            rest[index] = (step.dst, dst)
+            found = _match(after, side, rest, _without(dice, (die,)), moves + (step,), by_result)
+            if found is not None:
+                return found
     return None
 
 

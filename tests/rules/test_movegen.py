@@ -389,9 +389,23 @@ def test_moves_backwards() -> None:
 
 def test_must_enter_first() -> None:
     position = board({BAR: 1, 13: 14})
-    assert raises(MustEnterFirst, position, (5, 2), [(13, 8), (BAR, 23)]).ordinal == 1
+    assert raises(MustEnterFirst, position, (5, 2), [(13, 8), (13, 11)]).ordinal == 1
     position = board({BAR: 2, 13: 13})
     assert raises(MustEnterFirst, position, (5, 2), [(BAR, 20), (13, 11)]).ordinal == 2
+
+
+def test_typed_order_does_not_matter_for_a_legal_result() -> None:
+    # FIBS would want the bar first; the result is legal, so the play is accepted, and
+    # its moves come back in an order that can be played.
+    position = board({BAR: 1, 13: 14})
+    play = check_play(position, (5, 2), [(13, 8), (BAR, 23)])
+    assert play.moves == (Move(25, 23), Move(13, 8))
+    # With 4-4, 6/off (6/2, 2/off) waits for 3/off, which waits for 6/2: gnubg writes
+    # this play "6/off 3/off", and it can only be played interleaved.
+    position = board({6: 1, 3: 1})
+    play = check_play(position, (4, 4), [(6, 0), (3, 0)])
+    assert play.moves == (Move(6, 2), Move(3, 0), Move(2, 0))
+    assert format_standard(play) == "6/off 3/off"
 
 
 def test_backwards_is_reported_before_bar_first() -> None:
@@ -433,7 +447,7 @@ def test_point_blocked() -> None:
 def test_cannot_bear_off() -> None:
     assert raises(CannotBearOff, INITIAL, (6, 5), [(6, 0), (13, 8)]).ordinal == 1
     # A larger die may not bear off below an occupied point.
-    position = board({6: 1, 2: 1})
+    position = board({6: 2, 2: 1})
     assert raises(CannotBearOff, position, (5, 4), [(2, 0), (6, 2)]).ordinal == 1
 
 
