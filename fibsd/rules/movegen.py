@@ -74,8 +74,14 @@ _MOVES = tuple(tuple((Move(s, t, False), Move(s, t, True)) for t in range(26)) f
 # Key deltas: a signed nibble per point (at most four checkers change per point in a turn,
 # so the balanced base-16 sum is injective) and, above them, one bit per point hit.
 _UNIT = tuple(1 << (4 * p) for p in range(26))
-_HIT = tuple(1 << (4 * 26 + 4 + p) for p in range(26))
+_HIT_SHIFT = 4 * 26 + 4
+_HIT = tuple(1 << (_HIT_SHIFT + p) for p in range(26))
 _ALL_SOURCES = tuple(range(25, 0, -1))
+# The key change of one move: _SHIFT[hit][src][dst].
+_SHIFT = tuple(
+    tuple(tuple(_UNIT[t] - _UNIT[s] + (_HIT[t] if hit else 0) for t in range(26)) for s in range(26))
+    for hit in (False, True)
+)
 _ANY_HIT = 1 << (4 * 26 + 2)  # the nibble part stays well below this in size
 
 
@@ -116,10 +122,18 @@ def _plays(position: Position, dice: tuple[int, int]) -> tuple[tuple[Play, ...],
     set_moves = _SET_MOVES
     set_result = _SET_RESULT
     plays = []
+    after_hits: dict[int, tuple[int, ...]] = {}  # opponent sides by the points hit
     for moves, player, key in found.values():
         result = new(Position)
         set_player(result, player)
-        set_opponent(result, _after_hits(opponent, moves) if key > _ANY_HIT else opponent)
+        if key > _ANY_HIT:
+            hit_key = key >> _HIT_SHIFT
+            side = after_hits.get(hit_key)
+            if side is None:
+                side = after_hits[hit_key] = _after_hits(opponent, moves)
+            set_opponent(result, side)
+        else:
+            set_opponent(result, opponent)
         play = new(Play)
         set_moves(play, moves)
         set_result(play, result)
@@ -154,8 +168,7 @@ def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, tuple[in
     sources = _ALL_SOURCES
     hits = [False] * 26
     path: list[Move] = []
-    unit = _UNIT
-    hit_bit = _HIT
+    shift = _SHIFT
     all_moves = _MOVES
     full: _Found = {}  # plays using every die
     # Plays that stop early, by number of dice used and, for one die, which one.
@@ -166,8 +179,8 @@ def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, tuple[in
         """Try every move of die ``sequence[depth]`` from ``sources[first:]``."""
         nonlocal outside
         die = sequence[depth]
-        last = depth + 1 == len(sequence)
         moved = False
+        last = depth + 1 == len(sequence)
         # Sources run from the bar down; with a checker on the bar, only the bar.
         for index in range(first, 1 if board[25] else 25):
             src = sources[index]
@@ -182,15 +195,11 @@ def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, tuple[in
                         continue
                     hit = not hits[dst]
             else:
-                if outside:
-                    continue
-                if dst < 0 and any(board[src + 1 : 7]):
+                if outside or (dst < 0 and any(board[src + 1 : 7])):
                     continue
                 dst = 0
             moved = True
-            new_key = key + unit[dst] - unit[src]
-            if hit:
-                new_key += hit_bit[dst]
+            new_key = key + shift[hit][src][dst]
             if last:
                 if new_key not in full:
                     board[src] -= 1
