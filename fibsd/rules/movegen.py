@@ -52,7 +52,6 @@ from typing import Iterable, Sequence, TextIO
 
 from fibsd.rules.errors import (
     CannotBearOff,
-    IllegalPlay,
     MovesBackwards,
     MustEnterFirst,
     NoCheckerThere,
@@ -63,12 +62,11 @@ from fibsd.rules.errors import (
     WrongMoveCount,
 )
 from fibsd.rules.notation import format_standard
-from fibsd.rules.play import BAR_POINT, OFF_POINT, Move, Play
+from fibsd.rules.play import Move, Play
 from fibsd.rules.position import InvalidPositionId, Position
 
 __all__ = ["legal_plays", "dice_playable", "check_play", "main"]
 
-_BAR = BAR_POINT
 # Every Move there can be, made once: [src][dst][hit].  Fixed size, never grows.
 _MOVES = tuple(tuple((Move(s, t, False), Move(s, t, True)) for t in range(26)) for s in range(26))
 # Key deltas: a signed nibble per point (at most four checkers change per point in a turn,
@@ -82,7 +80,10 @@ _SHIFT = tuple(
     tuple(tuple(_UNIT[t] - _UNIT[s] + (_HIT[t] if hit else 0) for t in range(26)) for s in range(26))
     for hit in (False, True)
 )
-_ANY_HIT = 1 << (4 * 26 + 2)  # the nibble part stays well below this in size
+# The nibble part stays below 2 ** 103 in size, so a key above _ANY_HIT has a hit, and
+# rounding at _HIT_SHIFT reads back exactly which points were hit.
+_ANY_HIT = 1 << (_HIT_SHIFT - 2)
+_HALF = 1 << (_HIT_SHIFT - 1)
 
 
 # A result of legal moves from a valid position is valid, and re-validating each one would
@@ -127,7 +128,7 @@ def _plays(position: Position, dice: tuple[int, int]) -> tuple[tuple[Play, ...],
         result = new(Position)
         set_player(result, player)
         if key > _ANY_HIT:
-            hit_key = key >> _HIT_SHIFT
+            hit_key = (key + _HALF) >> _HIT_SHIFT
             side = after_hits.get(hit_key)
             if side is None:
                 side = after_hits[hit_key] = _after_hits(opponent, moves)
