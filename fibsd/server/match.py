@@ -212,10 +212,15 @@ class LiveMatch:
             isinstance(e, (Rolled, Moved, CannotMove)) for e in game.history)
 
     def board_lines(self, user: OnlineUser, *,
-                    rolled: tuple[int, tuple[int, int]] | None = None) -> list[str]:
-        """The board in ``user``'s boardstyle, as the player he is or watches."""
-        plays = user.name in self.names
-        player = self.names.index(user.name if plays else user.watching or self.names[0])
+                    rolled: tuple[int, tuple[int, int]] | None = None,
+                    seen_as: str | None = None) -> list[str]:
+        """The board in ``user``'s boardstyle, as the player he is or watches, or as
+        the player ``seen_as`` (``look``)."""
+        if seen_as is None:
+            seen_as = (user.name if user.name in self.names
+                       else user.watching or self.names[0])
+        plays = seen_as == user.name
+        player = self.names.index(seen_as)
         view = self.board_view(player, plays=plays, rolled=rolled)
         style = user.variables.get("boardstyle", "3")
         if style not in ("1", "2"):
