@@ -77,7 +77,7 @@ def command_names() -> list[str]:
     return sorted(COMMANDS)
 
 
-FAMILIES = ("account", "presence", "info", "social", "settings", "play")
+FAMILIES = ("account", "presence", "info", "social", "settings", "play", "watching", "listings")
 
 for _family in FAMILIES:
     try:
