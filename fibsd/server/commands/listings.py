@@ -1,0 +1,135 @@
+"""Listings of games and players: ``show games``, ``show saved``, ``show savedcount``
+and ``ratings`` (fibs-protocol between-games.md 8, ratings.md 4).
+
+The ``show`` topics hook into ``info.show`` with ``@show_topic``.  Saved matches and
+ratings come from the store; the scores of a saved match are read from its record.
+The rating list holds the accounts with at least ``Settings.rated_experience``
+experience, the same threshold that lets a player invite to long matches.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from twisted.internet.defer import maybeDeferred
+
+from fibsd.server.commands import command
+from fibsd.server.commands.info import show_topic
+from fibsd.server.match import LiveMatch
+from fibsd.wire import listings_text as text
+
+if TYPE_CHECKING:
+    from fibsd.server.lobby import Lobby
+    from fibsd.server.session import Session
+    from fibsd.server.user import OnlineUser
+    from fibsd.store import SavedMatch
+
+
+def _me(session: Session) -> OnlineUser:
+    assert session.user is not None
+    return session.user
+
+
+# -- show games -------------------------------------------------------------------------
+
+def running_games(lobby: Lobby) -> list[text.GameRow]:
+    """Every live match once, in the order the matches started."""
+    seen: list[LiveMatch] = []
+    for match in lobby.matches.values():
+        if isinstance(match, LiveMatch) and match not in seen:
+            seen.append(match)
+    return [text.GameRow(m.names[0], m.names[1], m.rules.length, *m.rules.score)
+            for m in seen]
+
+
+@show_topic("games")
+def show_games(session: Session, rest: str) -> None:
+    session.send(*text.format_games(running_games(session.lobby)))
+
+
+# -- show saved, show savedcount ----------------------------------------------------------
+
+def saved_row(lobby: Lobby, name: str, saved: SavedMatch) -> text.SavedRow | None:
+    """``name``'s view of one saved match (None if its record cannot be read)."""
+    try:
+        match = LiveMatch.from_record(lobby, saved.record)
+        mine = match.names.index(name)
+    except ValueError:
+        return None
+    opponent = match.names[1 - mine]
+    online = lobby.find(opponent)
+    marker = text.ABSENT if online is None else text.READY if online.ready else text.LOGGED_IN
+    score = match.rules.score
+    return text.SavedRow(opponent, marker, match.rules.length, score[mine], score[1 - mine])
+
+
+@show_topic("saved")
+def show_saved(session: Session, rest: str) -> Any:
+    name = _me(session).name
+
+    def listing(saved: list[SavedMatch]) -> None:
+        rows = [saved_row(session.lobby, name, s) for s in saved]
+        session.send(*text.format_saved([row for row in rows if row is not None]))
+
+    return maybeDeferred(session.db.saved_matches, name).addCallback(listing)
+
+
+@show_topic("savedcount")
+def show_savedcount(session: Session, rest: str) -> Any:
+    words = rest.split()
+    if not words:
+        return _count_saved(session, _me(session).name)
+    online = session.lobby.complete(words[0])
+    if online is not None:
+        return _count_saved(session, online.name)
+
+    def found(record: Any) -> Any:
+        if record is None:
+            session.send(text.no_user_called(words[0]))
+            return None
+        return _count_saved(session, record.name)
+
+    return maybeDeferred(session.db.get_user, words[0]).addCallback(found)
+
+
+def _count_saved(session: Session, name: str) -> Any:
+    return maybeDeferred(session.db.saved_matches, name).addCallback(
+        lambda saved: session.send(text.saved_count(name, len(saved))))
+
+
+# -- ratings ------------------------------------------------------------------------------
+
+@command("ratings")
+def ratings(session: Session, rest: str) -> Any:
+    try:
+        request = text.parse_ratings(rest.split())
+    except ValueError as error:
+        session.send(str(error))
+        return None
+    me = _me(session)
+    threshold = session.settings.rated_experience
+
+    def listing(accounts: list[tuple[str, float, int]]) -> None:
+        ranked = text.rank_players(accounts, threshold)
+
+        def row_of(name: str) -> text.RatingRow | None:
+            wanted = name.lower()
+            for row in ranked:
+                if row.name.lower() == wanted:
+                    return row
+            for account in accounts:
+                if account[0].lower() == wanted:
+                    return text.unranked_row(ranked, *account)
+            return None
+
+        named = row_of(request.name) if request.name is not None else None
+        if request.name is not None and named is None:
+            session.send(text.no_user_called(request.name))
+            return
+        rows = text.select_ratings(ranked, request, named)
+        own = row_of(me.name)
+        if own is not None:
+            rows = text.with_own_row(rows, own)
+        session.send(*text.format_ratings(rows, me.name))
+
+    return maybeDeferred(session.db.ratings).addCallback(listing)

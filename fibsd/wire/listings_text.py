@@ -1,0 +1,208 @@
+"""The listings ``show games``, ``show saved``, ``show savedcount`` and ``ratings``
+(fibs-protocol between-games.md 8, ratings.md 4), and the choice of ranks a
+``ratings`` request lists.
+
+Pure: rows in, FIBS's lines out.  Column widths reproduce the reference samples
+exactly; what clients depend on are the shapes FIBS Cookie Monster matches (a name,
+blanks, ``- ``, a name, ``(<n> point match``; a status marker glued to the opponent's
+name in ``show saved``; a ``*`` in column 0 on the requester's ratings line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+# -- show games -----------------------------------------------------------------------
+
+GAMES_HEADER = "List of games:"
+
+
+@dataclass(frozen=True)
+class GameRow:
+    first: str  # the inviter
+    second: str
+    length: int  # 0: unlimited
+    first_score: int
+    second_score: int
+
+
+def format_games(games: Iterable[GameRow]) -> list[str]:
+    """``alice           -             bob (5 point match 2-1)``."""
+    lines = [GAMES_HEADER]
+    for game in games:
+        kind = "unlimited match" if game.length == 0 else f"{game.length} point match"
+        lines.append(f"{game.first:<15} - {game.second:>15} "
+                     f"({kind} {game.first_score}-{game.second_score})")
+    return lines
+
+
+# -- show saved ------------------------------------------------------------------------
+
+NO_SAVED_GAMES = "no saved games."
+SAVED_HEADER = "  opponent          matchlength   score (your points first)"
+READY, LOGGED_IN, ABSENT = "**", " *", "  "  # the opponent's status markers
+
+
+@dataclass(frozen=True)
+class SavedRow:
+    opponent: str
+    marker: str  # READY, LOGGED_IN or ABSENT
+    length: int  # 0: unlimited
+    own_score: int
+    opponent_score: int
+
+
+def format_saved(rows: Sequence[SavedRow]) -> list[str]:
+    """The header and one line per saved match, or ``no saved games.``.
+
+    >>> format_saved([SavedRow("bonehead", READY, 3, 1, 2)])[1]
+    '**bonehead                3                1 -  2'
+    """
+    if not rows:
+        return [NO_SAVED_GAMES]
+    lines = [SAVED_HEADER]
+    for row in rows:
+        scores = f" - {row.opponent_score:>2}"
+        if row.length == 0:
+            # The reference's unlimited sample: the word starts where a one-digit
+            # length stands, and the score moves one column right.
+            lines.append(f"{row.marker}{row.opponent:<23} unlimited{row.own_score:>9}{scores}")
+        else:
+            lines.append(f"{row.marker}{row.opponent:<19} {row.length:>5}"
+                         f"{row.own_score:>17}{scores}")
+    return lines
+
+
+def saved_count(name: str, count: int) -> str:
+    if count == 0:
+        return f"{name} has no saved games."
+    return f"{name} has {count} saved game{'' if count == 1 else 's'}."
+
+
+def no_user_called(name: str) -> str:
+    """An account name that does not exist (SIBS's wording)."""
+    return f"** There is no user called '{name}'."
+
+
+# -- ratings -----------------------------------------------------------------------------
+
+RATINGS_HEADER = " rank name            rating    Experience"
+RANGE_LIMIT = 100  # most ranks one request may list
+TOP = 20  # ranks listed by a bare 'ratings'
+AROUND = 5  # ranks listed either side of a named player
+FROM_NEEDS_NUMBER = "** Please give a positive number after 'from'."
+TO_NEEDS_NUMBER = "** Please give a positive number after 'to'."
+RANGE_TOO_LONG = "** range currently limited to 100."
+
+
+def invalid_range(first: int, last: int) -> str:
+    return f"** invalid range from {first} to {last}."
+
+
+def only_one_name(first: str, second: str) -> str:
+    return f"** Please use only one of the given names '{first}' and '{second}'."
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    rank: int
+    name: str
+    rating: float
+    experience: int
+
+
+def rank_players(accounts: Iterable[tuple[str, float, int]],
+                 threshold: int) -> list[RatingRow]:
+    """The rating list: accounts (best first) with at least ``threshold`` experience."""
+    rated = [account for account in accounts if account[2] >= threshold]
+    return [RatingRow(rank, *account) for rank, account in enumerate(rated, 1)]
+
+
+def unranked_row(ranked: Sequence[RatingRow], name: str, rating: float,
+                 experience: int) -> RatingRow:
+    """The row of a player below the threshold: the rank his rating would have, so his
+    line keeps the shape clients parse (a number after the ``*``)."""
+    better = sum(1 for row in ranked if row.rating > rating)
+    return RatingRow(better + 1, name, rating, experience)
+
+
+def format_rating_row(row: RatingRow, *, own: bool) -> str:
+    """``    1 GammonBot_XI    2160.34     1034159``; ``own`` puts ``*`` in column 0."""
+    return (f"{'*' if own else ' '}{row.rank:>4} {row.name:<15} "
+            f"{row.rating:7.2f}{row.experience:>12}")
+
+
+def format_ratings(rows: Iterable[RatingRow], own: str) -> list[str]:
+    return [RATINGS_HEADER, *(format_rating_row(row, own=row.name == own) for row in rows)]
+
+
+def with_own_row(rows: Sequence[RatingRow], own: RatingRow) -> list[RatingRow]:
+    """``rows`` plus the requester's row, which is always listed, in rank order."""
+    if any(row.name == own.name for row in rows):
+        return list(rows)
+    return sorted([*rows, own], key=lambda row: (row.rank, row.name == own.name))
+
+
+@dataclass(frozen=True)
+class RatingsRequest:
+    """Ranks ``first``..``last``, or (``name`` set) the ranks around that player."""
+
+    first: int = 1
+    last: int = TOP
+    name: str | None = None
+
+
+def _positive(word: str | None) -> int | None:
+    if word is None or not (word.isascii() and word.isdigit()) or int(word) < 1:
+        return None
+    return int(word)
+
+
+def parse_ratings(words: Sequence[str]) -> RatingsRequest:
+    """``ratings``, ``ratings <name>``, ``ratings from <a> to <b>`` (either part may be
+    left out: ``from <a>`` lists 20 ranks, ``to <b>`` starts at 1).  Raises ValueError
+    whose argument is the error line."""
+    first: int | None = None
+    last: int | None = None
+    names: list[str] = []
+    rest = list(words)
+    while rest:
+        word = rest.pop(0)
+        keyword = word.lower()
+        if keyword in ("from", "to"):
+            number = _positive(rest.pop(0) if rest else None)
+            if number is None:
+                raise ValueError(FROM_NEEDS_NUMBER if keyword == "from" else TO_NEEDS_NUMBER)
+            if keyword == "from":
+                first = number
+            else:
+                last = number
+        else:
+            names.append(word)
+    if len(names) > 1:
+        raise ValueError(only_one_name(names[0], names[1]))
+    if names:
+        return RatingsRequest(name=names[0])
+    if first is None and last is None:
+        return RatingsRequest()
+    first = first or 1
+    last = last or first + TOP - 1
+    if last < first:
+        raise ValueError(invalid_range(first, last))
+    if last - first + 1 > RANGE_LIMIT:
+        raise ValueError(RANGE_TOO_LONG)
+    return RatingsRequest(first, last)
+
+
+def select_ratings(ranked: Sequence[RatingRow], request: RatingsRequest,
+                   named: RatingRow | None = None) -> list[RatingRow]:
+    """The rows a request lists (the caller adds the requester's own row).  ``named``
+    is the requested player's row, ranked or not (None: no such account)."""
+    if request.name is None:
+        return [row for row in ranked if request.first <= row.rank <= request.last]
+    if named is None:
+        return []
+    if named not in ranked:
+        return [named]
+    return [row for row in ranked if abs(row.rank - named.rank) <= AROUND]
