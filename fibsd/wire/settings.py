@@ -253,11 +253,14 @@ def toggles_to_text(toggles: Mapping[str, bool], variables: Mapping[str, str]) -
     return text
 
 
-def toggles_from_text(text: Mapping[str, str]) -> tuple[dict[str, bool], dict[str, str]]:
+def toggles_from_text(
+    text: Mapping[str, str], variable_defaults: Mapping[str, str] | None = None,
+) -> tuple[dict[str, bool], dict[str, str]]:
     """Toggles and variables from the store; missing or unreadable entries get defaults.
 
-    Lenient on purpose: an account saved by an older server version, or edited by
-    hand, must still log in.
+    ``variable_defaults`` replaces FIBS's variable defaults (a site's choice for new
+    accounts, e.g. ``boardstyle``).  Lenient on purpose: an account saved by an older
+    server version, or edited by hand, must still log in.
     """
     toggles = default_toggles()
     for name in TOGGLES:
@@ -265,6 +268,8 @@ def toggles_from_text(text: Mapping[str, str]) -> tuple[dict[str, bool], dict[st
         if stored in ("0", "1"):
             toggles[name] = stored == "1"
     variables = default_variables()
+    for name, value in (variable_defaults or {}).items():
+        variables[name] = parse_variable(name, value)
     for name in VARIABLES:
         stored = text.get(f"set.{name}")
         if stored is None:

@@ -208,3 +208,12 @@ def test_unreadable_store_text_falls_back_to_defaults():
          "set.sortwho": "name"})
     assert toggles == default_toggles()
     assert variables == {**default_variables(), "sortwho": "name"}
+
+
+def test_a_site_may_choose_other_defaults_for_new_accounts():
+    toggles, variables = toggles_from_text({"set.sortwho": "name"},
+                                           {"boardstyle": "2", "timezone": "Europe/Sofia"})
+    assert variables == {**default_variables(), "boardstyle": "2", "timezone": "Europe/Sofia",
+                         "sortwho": "name"}
+    with pytest.raises(InvalidValue):
+        toggles_from_text({}, {"boardstyle": "7"})
