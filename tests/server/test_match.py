@@ -98,15 +98,15 @@ class Table:
         self.send("bob", "join alice")
         self.lines()
 
-    def play_move(self) -> None:
-        """The player on roll plays the first legal play, typed as FIBS text."""
+    def play_move(self, pick: int = 0) -> None:
+        """The player on roll plays legal play number ``pick``, typed as FIBS text."""
         match = self.match
         player = match.rules.turn
-        play = match.rules.legal_plays()[0]
+        play = match.rules.legal_plays()[pick]
         moves = format_fibs_moves(play.moves, match.colour(player).direction)
         self.send(match.names[player], f"move {moves}")
 
-    def play_until(self, done) -> None:
+    def play_until(self, done, pick: int = 0) -> None:
         """Roll and move for whoever is on roll until ``done()`` (at most 500 steps)."""
         for _ in range(500):
             if done():
@@ -117,7 +117,7 @@ class Table:
             if rules.phase is Phase.ROLL:
                 self.send(match.names[rules.turn], "roll")
             elif rules.phase is Phase.MOVE:
-                self.play_move()
+                self.play_move(pick)
             else:
                 raise AssertionError(f"stuck in {rules.phase}")
             self.lines()
@@ -607,3 +607,40 @@ def test_pip_and_unlimited_redoubles() -> None:
     assert table.lines("alice") == ["** You can't redouble any more in this game."]
     table.send("alice", "accept")
     assert table.lines("alice")[0] == "You accept the double. The cube shows 4."
+
+
+@pytest.mark.parametrize(("seed", "points"), [(1, 2), (5, 3)])  # a gammon, a backgammon
+def test_a_game_borne_off_ends_the_match(seed: int, points: int) -> None:
+    table = Table([(3, 5)] + random_rolls(seed))
+    table.start("1")
+    table.match.add_watcher(table.user("carol"), "alice")
+    table.lines()
+    table.play_until(lambda: "alice" not in table.server.lobby.matches, pick=-1)
+    bob, alice, carol = (table.received[name] for name in ("bob", "alice", "carol"))
+    assert bob[-7:-4] == [f"You win the game and get {points} points. Congratulations!", "",
+                          f"You win the 1 point match {points}-0 ."]
+    assert parse_board(bob[-8]).player_home == 15
+    assert alice[-10] == "" and alice[-9].startswith("bob moves ")
+    assert alice[-7:-4] == [f"bob wins the game and gets {points} points. Sorry.", "",
+                            f"bob wins the 1 point match {points}-0 ."]
+    assert carol[-7:-4] == [f"bob wins the game and gets {points} points.", "",
+                            f"bob wins the 1 point match {points}-0 ."]
+    view = parse_board(alice[-8])
+    assert (view.turn, view.player_home, view.opponent_home) == (0, 0, 15)
+    assert "5 alice - - 1 0 1490.00 1 0 1700000000 10.0.0.1 test -" in bob[-4:]
+
+
+def test_automove_greedy_and_autoboard_off() -> None:
+    table = Table([(3, 5)] + random_rolls(100))
+    table.start("1")
+    for name in ("alice", "bob"):
+        table.send(name, "toggle automove")
+        table.send(name, "toggle greedy")
+    table.send("bob", "toggle autoboard")
+    table.lines()
+    table.play_move()
+    assert table.lines("bob")[0] == "Done."
+    table.play_until(lambda: "alice" not in table.server.lobby.matches)
+    seen = table.received["alice"] + table.received["bob"]
+    assert any(line.startswith("The only possible move is ") for line in seen)
+    assert any(line.startswith("Bearing off: ") for line in seen)
