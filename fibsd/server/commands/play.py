@@ -153,6 +153,7 @@ def join(session: Session, rest: str) -> Any:
     if invitation.length is None:
         def resume(saved: SavedMatch | None) -> None:
             if not still_valid():
+                session.send(text.didnt_invite(inviter.name))
                 return
             try:
                 if saved is None:
