@@ -67,7 +67,7 @@ def format_saved(rows: Sequence[SavedRow]) -> list[str]:
         if row.length == 0:
             # The reference's unlimited sample: the word starts where a one-digit
             # length stands, and the score moves one column right.
-            lines.append(f"{row.marker}{row.opponent:<23} unlimited{row.own_score:>9}{scores}")
+            lines.append(f"{row.marker}{row.opponent:<23} unlimited{row.own_score:>10}{scores}")
         else:
             lines.append(f"{row.marker}{row.opponent:<19} {row.length:>5}"
                          f"{row.own_score:>17}{scores}")
