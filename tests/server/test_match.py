@@ -644,3 +644,38 @@ def test_automove_greedy_and_autoboard_off() -> None:
     seen = table.received["alice"] + table.received["bob"]
     assert any(line.startswith("The only possible move is ") for line in seen)
     assert any(line.startswith("Bearing off: ") for line in seen)
+
+
+def test_double_toggle_off_rolls_automatically() -> None:
+    table = Table([(3, 5), (6, 2)])
+    table.start("5")
+    table.send("alice", "toggle double")
+    table.lines()
+    table.send("bob", "move 8-3 6-3")
+    got = table.lines()
+    assert got["alice"][:4] == ["", "bob moves 8-3 6-3 .", got["alice"][2], ""]
+    assert got["alice"][4] == "You roll 6 and 2."
+    assert got["alice"][-1] == "Please move 2 pieces."
+    assert got["bob"][1:3] == ["", "alice rolls 6 and 2."]
+
+
+def test_a_match_saved_between_games_resumes_with_the_next_game() -> None:
+    table = Table([(3, 5), (2, 6)])
+    table.start("5")
+    table.send("bob", "resign n")
+    table.send("alice", "accept")
+    table.send("alice", "join")
+    table.send("bob", "leave")
+    table.lines()
+    table.send("alice", "invite bob")
+    table.lines()
+    table.send("bob", "join alice")
+    got = table.lines()
+    bob = got["bob"]
+    assert bob[:7] == ["You are now playing with alice. Your running match was loaded.", "",
+                       "turn: bob.", "match length: 5", "points for bob: 0",
+                       "points for alice: 1", bob[6]]
+    assert parse_board(bob[6]).turn == 0
+    assert bob[7:11] == ["", "Starting a new game with alice.", "", "You rolled 6, alice rolled 2"]
+    assert table.match.rules.number == 2 and table.match.rules.score == (1, 0)
+    assert table.match.colour(0) is Colour.O  # bob was O in game one, alice is O now
