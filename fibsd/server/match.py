@@ -162,9 +162,12 @@ class LiveMatch:
                 yield user, self.names.index(user.watching)
 
     def add_watcher(self, user: OnlineUser, player: str | None = None) -> None:
-        """``user`` watches ``player`` (default: the inviter) from now on and gets the
-        current board; every later event reaches him as the watched player sees it."""
-        user.watching = player if player in self.names else self.names[0]
+        """``user`` watches ``player`` (default: the player his ``watching`` already
+        names, else the inviter) from now on and gets the current board; every later
+        event reaches him as the watched player sees it."""
+        if player not in self.names:
+            player = user.watching if user.watching in self.names else self.names[0]
+        user.watching = player
         user.session.notify(*self.board_lines(user))
 
     # -- boards ----------------------------------------------------------------------------

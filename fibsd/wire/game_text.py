@@ -10,7 +10,7 @@ and ``match length:``; a blank before the final period of moves and match-end li
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from fibsd.rules.errors import (
     AlreadyRolled,
@@ -361,9 +361,10 @@ def pip_not_allowed(name: str) -> str:
 
 # -- rules errors, per command (game-play.md 4.2, 4.5, 5.4, 6.3) -------------------------------
 
-def move_error(error: RulesError, opponent: str) -> str:
-    """The reply to a ``move`` the rules refused; point numbers in ``error`` must already
-    be absolute (the server converts them, ``NoCheckerThere.point`` 25 = the bar)."""
+def move_error(error: RulesError, opponent: str,
+               absolute: Callable[[int], int] = lambda point: point) -> str:
+    """The reply to a ``move`` the rules refused.  The rules give points in the mover's
+    numbering; ``absolute`` turns one into FIBS's absolute number (25, the bar, stays)."""
     ordinal = ORDINALS[min(getattr(error, "ordinal", 1), 4) - 1]
     if isinstance(error, InvalidPlayText):
         return f"** {ordinal} move: legal words are 'bar', 'home', 'off', 'b', 'h' and 'o'."
@@ -378,10 +379,10 @@ def move_error(error: RulesError, opponent: str) -> str:
     if isinstance(error, WrongDistance):
         return f"** You can't move {error.distance} points in your {ordinal} move."
     if isinstance(error, NoCheckerThere):
-        where = "the bar" if error.point == 25 else str(error.point)
+        where = "the bar" if error.point == 25 else str(absolute(error.point))
         return f"** You can't move from {where} in your {ordinal} move."
     if isinstance(error, PointBlocked):
-        return f"** You can't move to {error.point} in your {ordinal} move."
+        return f"** You can't move to {absolute(error.point)} in your {ordinal} move."
     if isinstance(error, CannotBearOff):
         return f"** You can't remove this piece in your {ordinal} move."
     if isinstance(error, MustRollFirst):

@@ -679,3 +679,19 @@ def test_a_match_saved_between_games_resumes_with_the_next_game() -> None:
     assert bob[7:11] == ["", "Starting a new game with alice.", "", "You rolled 6, alice rolled 2"]
     assert table.match.rules.number == 2 and table.match.rules.score == (1, 0)
     assert table.match.colour(0) is Colour.O  # bob was O in game one, alice is O now
+
+
+def test_errors_of_the_x_player_name_absolute_points() -> None:
+    table = Table([(3, 5), (6, 2)])
+    table.start("5")
+    table.send("bob", "move 8-3 6-3")
+    table.send("alice", "move 1-7 12-14")
+    table.lines()
+    assert table.received["alice"][-1] == "** You have to roll the dice before moving."
+    table.send("alice", "roll")
+    table.lines()
+    for line, reply in [("move 1-7 1-3", "** You can't move to 3 in your second move."),
+                        ("move 2-8 1-3", "** You can't move from 2 in your first move."),
+                        ("m 7-1 1-3", "** You can't move home in your first move.")]:
+        table.send("alice", line)
+        assert table.lines("alice") == [reply]

@@ -138,3 +138,13 @@ def test_other_command_errors() -> None:
         "** Type 'accept' or 'reject'."
     assert text.redouble_error(NothingToAnswer(), "bob", unlimited=False) == \
         "** Redoubles are only allowed in unlimited matches."
+
+
+def test_points_in_errors_are_made_absolute() -> None:
+    def x_player(point: int) -> int:
+        return point if point == 25 else 25 - point
+
+    assert text.move_error(PointBlocked(1, 11), "bob", x_player) == \
+        "** You can't move to 14 in your first move."
+    assert text.move_error(NoCheckerThere(2, 25), "bob", x_player) == \
+        "** You can't move from the bar in your second move."

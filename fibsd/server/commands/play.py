@@ -216,10 +216,8 @@ def move(session: Session, rest: str) -> None:
     try:
         match.move(user, rest)
     except RulesError as error:
-        point = getattr(error, "point", None)
-        if point is not None:
-            error.point = match.absolute_point(player, point)  # type: ignore[attr-defined]
-        session.send(text.move_error(error, match.opponent_of(user)))
+        session.send(text.move_error(error, match.opponent_of(user),
+                                     lambda point: match.absolute_point(player, point)))
 
 
 @command("off")
