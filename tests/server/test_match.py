@@ -1,7 +1,7 @@
 """Matches over the wire, in memory: invitations, every game action, saving and resuming,
-the end of a rated match.  Dice are scripted; every board line any client receives is
-parsed and checked for consistency, and the last one each recipient got after a command
-is checked against the engine's position."""
+the end of a rated match.  Dice are scripted.  Every ``board:`` line the server renders
+is parsed back and checked against the engine's position, score, cube, dice and turn at
+that moment; every line any client receives must match the message catalogue."""
 
 from __future__ import annotations
 
@@ -20,6 +20,40 @@ from tests.server.test_transcripts import catalogue
 
 NAMES = ("alice", "bob", "carol")
 ENTRIES = catalogue()
+
+
+@pytest.fixture(autouse=True)
+def boards_match_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ``board:`` line the server renders in these tests, read back with
+    ``parse_board``, must show the engine's position, dice and turn at that moment."""
+    render = LiveMatch.board_lines
+
+    def checked(match: LiveMatch, user, *, rolled=None) -> list[str]:
+        lines = render(match, user, rolled=rolled)
+        if lines[0].startswith("board:"):
+            view = parse_board(lines[0])
+            assert consistency_problems(view) == [], lines[0]
+            plays = user.name in match.names
+            player = match.names.index(user.name if plays else user.watching)
+            rules = match.rules
+            assert view_position(view, Colour(view.colour)) == rules.position_for(player)
+            assert (view.player_score, view.opponent_score) == (
+                rules.score[player], rules.score[1 - player])
+            assert view.cube == rules.cube
+            if rolled is not None:
+                shown = view.player_dice if rolled[0] == player else view.opponent_dice
+                assert shown == rolled[1]
+            elif rules.game is None or rules.game.over:
+                assert view.turn == 0
+            else:
+                acting = rules.to_act if rules.pending_double else rules.turn
+                assert view.turn == int(match.colour(acting))
+                if rules.dice is not None:
+                    shown = view.player_dice if rules.turn == player else view.opponent_dice
+                    assert sorted(shown) == sorted(rules.dice)
+        return lines
+
+    monkeypatch.setattr(LiveMatch, "board_lines", checked)
 
 
 class Table:
