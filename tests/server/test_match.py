@@ -729,3 +729,23 @@ def test_errors_of_the_x_player_name_absolute_points() -> None:
                         ("m 7-1 1-3", "** You can't move home in your first move.")]:
         table.send("alice", line)
         assert table.lines("alice") == [reply]
+
+
+def test_autodouble_on_opening_ties_in_unlimited_matches() -> None:
+    table = Table([(4, 4), (3, 5)])
+    for name in ("alice", "bob"):
+        table.send(name, "toggle autodouble")
+    table.start("unlimited")
+    bob = table.received["bob"]
+    tie = bob.index("You rolled 4, alice rolled 4")
+    assert bob[tie + 1:tie + 4] == ["", "The number on the doubling cube is now 2", ""]
+    assert table.match.rules.cube == 2
+    table.send("bob", "redouble")
+    assert table.lines("bob") == ["** alice didn't double."]
+
+
+def test_redouble_in_a_match_with_a_length() -> None:
+    table = Table([(3, 5)])
+    table.start("3")
+    table.send("alice", "redouble")
+    assert table.lines("alice") == ["** Redoubles are only allowed in unlimited matches."]
