@@ -1,0 +1,166 @@
+"""show games, show saved, show savedcount and ratings over in-memory transports, with
+matches really played, saved by ``leave`` and by a dropped connection, and ratings
+written to the store."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.server.test_match import random_rolls
+from tests.server.test_watching import Watched
+
+
+@pytest.fixture
+def table() -> Watched:
+    """alice, bob, carol and dave logged in (CLIP) and ready."""
+    table = Watched(random_rolls(11))
+    table.server.register("dave")
+    table.login("dave")
+    for name in ("alice", "bob", "carol", "dave"):
+        table.send(name, "toggle ready")
+    table.lines()
+    return table
+
+
+def play(table: Watched, inviter: str, joiner: str, length: str) -> None:
+    table.send(inviter, f"invite {joiner} {length}")
+    table.send(joiner, f"join {inviter}")
+    table.lines()
+
+
+def ask(table: Watched, name: str, line: str) -> list[str]:
+    table.send(name, line)
+    return table.lines(name)
+
+
+def test_show_games(table: Watched) -> None:
+    assert ask(table, "carol", "show games") == ["List of games:"]
+    play(table, "alice", "bob", "5")
+    table.play_until(lambda: table.match.rules.waiting_for_new_game)
+    assert table.match.rules.score == (0, 1)
+    play(table, "dave", "carol", "unlimited")
+    assert ask(table, "carol", "show games") == [
+        "List of games:",
+        "alice           -             bob (5 point match 0-1)",
+        "dave            -           carol (unlimited match 0-0)",
+    ]
+    table.send("alice", "leave")
+    table.lines()
+    assert ask(table, "bob", "show games") == ["List of games:",
+                                          "dave            -           carol (unlimited match 0-0)"]
+
+
+def test_show_saved_with_every_status_marker(table: Watched) -> None:
+    assert ask(table, "alice", "show saved") == ["no saved games."]
+    play(table, "alice", "bob", "5")
+    table.play_until(lambda: table.match.rules.waiting_for_new_game)
+    table.send("bob", "leave")
+    play(table, "carol", "alice", "unlimited")
+    table.send("alice", "leave")
+    play(table, "alice", "dave", "3")
+    table.clients["dave"].close()  # saved by the dropped connection
+    table.lines()
+    table.send("carol", "toggle ready")  # carol: logged in, not ready
+    table.lines()
+    assert ask(table, "alice", "show saved") == [
+        "  opponent          matchlength   score (your points first)",
+        "**bob                     5                0 -  1",
+        " *carol                   unlimited         0 -  0",
+        "  dave                    3                0 -  0",
+    ]
+    assert ask(table, "bob", "show saved") == [
+        "  opponent          matchlength   score (your points first)",
+        "**alice                   5                1 -  0",
+    ]
+
+
+def test_show_savedcount(table: Watched) -> None:
+    assert ask(table, "alice", "show savedcount") == ["alice has no saved games."]
+    play(table, "alice", "bob", "5")
+    table.send("bob", "leave")
+    table.lines()
+    assert ask(table, "alice", "show savedcount") == ["alice has 1 saved game."]
+    play(table, "carol", "alice", "3")
+    table.send("alice", "leave")
+    table.lines()
+    assert ask(table, "bob", "show savedcount al") == ["alice has 2 saved games."]
+    table.clients["alice"].close()
+    table.lines()
+    assert ask(table, "bob", "show savedcount alice") == ["alice has 2 saved games."]
+    assert ask(table, "bob", "show savedcount zed") == ["** There is no user called 'zed'."]
+
+
+def test_ratings_lists_the_experienced_with_the_requester_starred(table: Watched) -> None:
+    store = table.server.store
+    for name, rating, experience in [("alice", 1712.5, 120), ("bob", 1655.125, 50),
+                                     ("carol", 1800.0, 49), ("dave", 1500.0, 0)]:
+        store.set_rating(name, rating, experience)
+    for number in range(1, 31):
+        store.create_user(f"player{number:02}", "x", 0)
+        store.set_rating(f"player{number:02}", 2000.0 - number * 10, 1000 + number)
+    top = ask(table, "alice", "ratings")
+    assert top[:3] == [" rank name            rating    Experience",
+                       "    1 player01        1990.00        1001",
+                       "    2 player02        1980.00        1002"]
+    assert len(top) == 22 and top[20] == "   20 player20        1800.00        1020"
+    assert top[21] == "*  29 alice           1712.50         120"
+    assert ask(table, "bob", "ratings from 29 to 33") == [
+        " rank name            rating    Experience",
+        "   29 alice           1712.50         120",
+        "   30 player29        1710.00        1029",
+        "   31 player30        1700.00        1030",
+        "*  32 bob             1655.12          50",
+    ]
+    around = ask(table, "carol", "ratings player10")
+    assert [line[1:5] for line in around[1:]] == [f"{rank:>4}" for rank in range(5, 16)] + ["  20"]
+    assert around[-1] == "*  20 carol           1800.00          49"  # unrated: the rank she would have
+
+
+def test_ratings_forms_and_errors(table: Watched) -> None:
+    store = table.server.store
+    store.set_rating("alice", 1712.5, 120)
+    store.set_rating("bob", 1655.125, 50)
+    store.set_rating("carol", 1800.0, 49)
+    header = " rank name            rating    Experience"
+    alice = "    1 alice           1712.50         120"
+    bob = "    2 bob             1655.12          50"
+    carol = "*   1 carol           1800.00          49"  # unrated: the rank she would have
+    assert ask(table, "carol", "ratings") == [header, alice, carol, bob]
+    assert ask(table, "dave", "ratings from 2 to 2") == [header, bob, "*   3 dave            1500.00           0"]
+    assert ask(table, "alice", "ratings Bob") == [header, "*" + alice[1:], bob]
+    assert ask(table, "dave", "ratings carol") == [header, "    1 carol           1800.00          49",
+                                                   "*   3 dave            1500.00           0"]
+    for line, error in [("ratings zed", "** There is no user called 'zed'."),
+                        ("ratings alice bob", "** Please use only one of the given names 'alice' and 'bob'."),
+                        ("ratings from x", "** Please give a positive number after 'from'."),
+                        ("ratings from 3 to 0", "** Please give a positive number after 'to'."),
+                        ("ratings from 5 to 2", "** invalid range from 5 to 2."),
+                        ("ratings from 1 to 500", "** range currently limited to 100.")]:
+        assert ask(table, "alice", line) == [error], line
+
+
+def test_the_threshold_comes_from_the_settings() -> None:
+    from tests.helpers import FakeServer, make_settings
+    server = FakeServer(settings=make_settings(rated_experience=0))
+    for name in ("alice", "bob", "carol"):
+        server.register(name)
+    table = Watched(random_rolls(1), server=server)
+    assert ask(table, "alice", "ratings") == [
+        " rank name            rating    Experience",
+        "*   1 alice           1500.00           0",
+        "    2 bob             1500.00           0",
+        "    3 carol           1500.00           0",
+    ]
+
+
+def test_a_rated_match_moves_the_list(table: Watched) -> None:
+    store = table.server.store
+    store.set_rating("alice", 1600.0, 100)
+    store.set_rating("bob", 1600.0, 100)
+    table.user("alice").rating = table.user("bob").rating = 1600.0
+    table.user("alice").experience = table.user("bob").experience = 100
+    play(table, "alice", "bob", "1")
+    table.play_until(lambda: "alice" not in table.server.lobby.matches)
+    listing = ask(table, "carol", "ratings")
+    assert listing[1:3] == ["    1 bob             1608.00         101",  # bob won
+                            "    2 alice           1592.00         101"]
