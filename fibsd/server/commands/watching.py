@@ -75,21 +75,25 @@ def watch(session: Session, rest: str) -> None:
         session.send(text.WATCH_WHILE_PLAYING)
         return
     target = lobby.complete(words[0])
+    if target is user or words[0].lower() == user.name.lower():
+        error: str | None = text.WATCH_SELF
+    elif target is None:
+        error = text.no_one_called(words[0])
+    elif (blinder := _blinder(lobby, user, target)) is not None:
+        error = text.doesnt_want_you_to(blinder, "watch")
+    else:
+        error = None
+    # FIBS ends the old watch first, even when the new one fails.
     stopped = None
-    if target is None or target.name != user.watching:
-        # FIBS ends the old watch even when the new one fails.
+    if error is not None or target is None or target.name != user.watching:
         stopped = stop_watching(lobby, user)
         if stopped is not None:
             session.send(text.stop_watching(stopped, replaced=True))
-    if target is user or words[0].lower() == user.name.lower():
-        session.send(text.WATCH_SELF)
-    elif target is None:
-        session.send(text.no_one_called(words[0]))
-    elif (blinder := _blinder(lobby, user, target)) is not None:
-        session.send(text.doesnt_want_you_to(blinder, "watch"))
-    else:
+    if error is None:
+        assert target is not None
         _start_watching(session, user, target)
         return
+    session.send(error)
     if stopped is not None:
         lobby.broadcast_who(user)
 
