@@ -59,8 +59,8 @@ def boards_match_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
 class Table:
     """Three CLIP users (alice, bob, carol), all ready; alice invites, bob joins."""
 
-    def __init__(self, rolls: list[tuple[int, int]], *, coin: int = 1, telnet: tuple[str, ...] = (),
-                 server: FakeServer | None = None) -> None:
+    def __init__(self, rolls: list[tuple[int, int]], *, coin: int = 1,
+                 telnet: tuple[str, ...] = (), server: FakeServer | None = None) -> None:
         self.server = server or FakeServer()
         if server is None:
             for name in NAMES:
@@ -186,7 +186,8 @@ def test_match_start_seen_by_both_players_and_a_reporter() -> None:
         "", "You rolled 5, alice rolled 3",
         "", "It's your turn to move.", OPENING_BOB,
     ]
-    alice_tail = got["alice"][got["alice"].index("** Player bob has joined you for a 3 point match."):]
+    joined = got["alice"].index("** Player bob has joined you for a 3 point match.")
+    alice_tail = got["alice"][joined:]
     assert alice_tail[:11] == [
         "** Player bob has joined you for a 3 point match.",
         "", "Starting a new game with bob.",
@@ -341,7 +342,8 @@ def test_double_take_drop_next_game_and_colour_swap() -> None:
     assert got["carol"] == ["", "bob doubles."]
     table.send("alice", "board")
     view = parse_board(table.lines("alice")[0])
-    assert (view.was_doubled, view.player_may_double, view.opponent_may_double) == (True, False, False)
+    flags = (view.was_doubled, view.player_may_double, view.opponent_may_double)
+    assert flags == (True, False, False)
     assert view.turn == view.colour and view.cube == 1
     table.send("alice", "roll")
     assert table.lines("alice") == ["** It's not your turn to roll the dice."]
