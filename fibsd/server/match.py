@@ -312,7 +312,6 @@ class LiveMatch:
             self.lobby.matches[name] = self
             self.lobby.invitations.pop(name, None)
         inviter.playing, joiner.playing = joiner.name, inviter.name
-        inviter.watching = joiner.watching = None  # a player watches no other game
         inviter.watching = joiner.watching = None  # a player watches no one (watching.py)
         length = self.rules.length
 
