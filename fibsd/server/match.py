@@ -269,14 +269,6 @@ class LiveMatch:
         for user, watched in self.watchers():
             self._block(user, watching(watched) if callable(watching) else watching)
 
-    def _boards(self, *, roll: bool = False,
-                rolled: tuple[int, tuple[int, int]] | None = None) -> None:
-        """A board block for every player and watcher whose toggles want one."""
-        toggle = "moreboards" if roll else "autoboard"
-        for user in [self.user(0), self.user(1), *(u for u, _ in self.watchers())]:
-            if user is not None and user.toggles[toggle]:
-                self._block(user, self.board_lines(user, rolled=rolled))
-
     def _run(self, actor: OnlineUser | None, action: Callable[[], None]) -> None:
         """Run ``action`` with output collected, then send it: the actor's as a reply."""
         outer = self._actor is not None or bool(self._blocks)
