@@ -93,9 +93,6 @@ class Table:
         """What each client received since the last call (checked: catalogue, boards)."""
         got = {}
         for who, client in self.clients.items():
-            if client.closed:
-                got[who] = []
-                continue
             lines = client.lines()
             check_lines(lines)
             self.received[who] += lines
@@ -751,3 +748,20 @@ def test_redouble_in_a_match_with_a_length() -> None:
     table.start("3")
     table.send("alice", "redouble")
     assert table.lines("alice") == ["** Redoubles are only allowed in unlimited matches."]
+
+
+def test_an_idle_timeout_saves_the_match() -> None:
+    table = Table([(3, 5)])
+    table.start("3")
+    table.send("alice", "board")  # alice is active; bob, on turn, falls silent
+    table.server.advance(3599)
+    table.send("alice", "board")
+    table.send("carol", "board")
+    table.lines()
+    table.server.advance(2)
+    got = table.lines()
+    assert got["bob"] == ["Connection timed out."]
+    assert got["alice"] == ["8 bob Connection with bob timed out.",
+                            "Connection with bob timed out. The game was saved.",
+                            "5 alice - - 1 0 1500.00 0 2 1700000000 10.0.0.1 test -", "6"]
+    assert table.server.store.load_match("alice", "bob") is not None
