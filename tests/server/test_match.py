@@ -765,3 +765,30 @@ def test_an_idle_timeout_saves_the_match() -> None:
                             "Connection with bob timed out. The game was saved.",
                             "5 alice - - 1 0 1500.00 0 2 1700000000 10.0.0.1 test -", "6"]
     assert table.server.store.load_match("alice", "bob") is not None
+
+
+def test_hits_and_entering_from_the_bar_with_both_spellings() -> None:
+    table = Table([(1, 6), (4, 2), (3, 1), (1, 2)])
+    table.start("5")
+    table.send("bob", "move 13-7 8-7")
+    table.send("alice", "roll")
+    table.send("alice", "move 1-5 1-3")
+    table.send("bob", "roll")
+    table.lines()
+    table.send("bob", "move 6-3 6-5")
+    got = table.lines()
+    assert got["alice"][:2] == ["", "bob moves 6-3 6-5 ."]
+    assert got["alice"][3] == "It's your turn to roll or double."
+    view = parse_board(got["alice"][2])
+    assert (view.player_bar, view.board[0]) == (2, -2)
+    table.send("alice", "roll")
+    assert table.lines("alice")[0] == "You roll 1 and 2."
+    table.send("alice", "roll")
+    assert table.lines("alice") == ["** You did already roll the dice."]
+    table.send("alice", "move 12-14 bar-1")
+    assert table.lines("alice") == [
+        "** You have to remove pieces from the bar in your first move."]
+    table.send("alice", "m bar-1 b-2")
+    got = table.lines()
+    assert got["bob"][:2] == ["", "alice moves bar-1 bar-2 ."]
+    assert parse_board(got["alice"][0]).player_bar == 0
