@@ -206,3 +206,10 @@ def select_ratings(ranked: Sequence[RatingRow], request: RatingsRequest,
     if named not in ranked:
         return [named]
     return [row for row in ranked if abs(row.rank - named.rank) <= AROUND]
+
+
+# -- oldboard ----------------------------------------------------------------------------
+
+def no_old_board(name: str) -> str:
+    """``oldboard`` for a player who has finished no game (fibsd's wording)."""
+    return f"** {name} has not finished a game yet."

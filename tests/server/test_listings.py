@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from fibsd.rules.game import Game
+from fibsd.wire.board import Colour, consistency_problems, parse_board, view_position
 from tests.server.test_match import random_rolls
 from tests.server.test_watching import Watched
 
@@ -164,3 +166,51 @@ def test_a_rated_match_moves_the_list(table: Watched) -> None:
     listing = ask(table, "carol", "ratings")
     assert listing[1:3] == ["    1 bob             1608.00         101",  # bob won
                             "    2 alice           1592.00         101"]
+
+
+def finish_match(table: Watched) -> None:
+    """Play alice's match to its end, joining each next game."""
+    while "alice" in table.server.lobby.matches:
+        if table.match.rules.waiting_for_new_game:
+            table.send("alice", "join")
+            table.send("bob", "join")
+            table.lines()
+        table.play_until(lambda: "alice" not in table.server.lobby.matches
+                         or table.match.rules.waiting_for_new_game)
+
+
+def shows(line: str, game: Game, player: int) -> bool:
+    """Whether the board ``line`` is ``game``'s position as ``player`` sees it."""
+    view = parse_board(line)
+    return consistency_problems(view) == [] and \
+        view_position(view, Colour(view.colour)) == game.position_for(player)
+
+
+def test_oldboard_shows_the_last_finished_game(table: Watched) -> None:
+    table.unchecked = frozenset(("alice", "bob", "carol"))
+    assert ask(table, "carol", "oldboard") == ["** carol has not finished a game yet."]
+    play(table, "alice", "bob", "3")
+    assert ask(table, "carol", "oldboard alice") == ["** alice has not finished a game yet."]
+    table.play_until(lambda: table.match.rules.waiting_for_new_game)
+    finished = table.match.rules.game
+    assert finished is not None and finished.over
+    first = ask(table, "carol", "oldboard al")
+    assert len(first) == 1 and parse_board(first[0]).player == "alice"
+    assert shows(first[0], finished, 0)
+    assert ask(table, "alice", "oldboard") == [first[0].replace("board:alice:", "board:You:", 1)]
+    table.send("alice", "join")
+    table.send("bob", "join")
+    table.lines()
+    assert ask(table, "carol", "oldboard alice") == first  # the next game is under way
+    match = table.match
+    finish_match(table)
+    last = ask(table, "carol", "oldboard bob")  # from the store now
+    assert len(last) == 1 and parse_board(last[0]).player == "bob"
+    assert shows(last[0], match.rules.games[-1], 1)
+    table.clients["bob"].close()
+    table.lines()
+    assert ask(table, "carol", "oldboard bob") == last
+    table.send("carol", "set boardstyle 2")
+    table.lines()
+    ascii_board = ask(table, "carol", "oldboard alice")
+    assert len(ascii_board) > 10 and not ascii_board[0].startswith("board:")

@@ -9,6 +9,7 @@ experience, the same threshold that lets a player invite to long matches.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import maybeDeferred
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from fibsd.server.lobby import Lobby
     from fibsd.server.session import Session
     from fibsd.server.user import OnlineUser
-    from fibsd.store import SavedMatch
+    from fibsd.store import FinishedMatch, SavedMatch
 
 
 def _me(session: Session) -> OnlineUser:
@@ -133,3 +134,55 @@ def ratings(session: Session, rest: str) -> Any:
         session.send(*text.format_ratings(rows, me.name))
 
     return maybeDeferred(session.db.ratings).addCallback(listing)
+
+
+# -- oldboard ---------------------------------------------------------------------------
+
+def last_finished_game(match: LiveMatch) -> LiveMatch | None:
+    """``match`` as it stood when its last finished game ended (a replayed copy when a
+    later game is under way), or None before any game ended."""
+    rules = match.rules
+    if rules.game is None:
+        return None
+    if rules.game.over:
+        return match
+    if len(rules.games) < 2:
+        return None
+    data = json.loads(match.to_record())
+    data["match"]["games"] = data["match"]["games"][:-1]
+    return LiveMatch.from_record(match.lobby, json.dumps(data))
+
+
+def _player_named(match: LiveMatch, name: str) -> str:
+    """The player's name as the match spells it; ValueError if he did not play it."""
+    for player in match.names:
+        if player.lower() == name.lower():
+            return player
+    raise ValueError(name)
+
+
+@command("oldboard")
+def oldboard(session: Session, rest: str) -> Any:
+    me = _me(session)
+    words = rest.split()
+    online = session.lobby.complete(words[0]) if words else me
+    name = online.name if online is not None else words[0]
+    running = session.lobby.matches.get(name)
+    if isinstance(running, LiveMatch):
+        last = last_finished_game(running)
+        if last is not None:
+            session.send(*last.board_lines(me, seen_as=name))
+            return None
+
+    def show(finished: list[FinishedMatch]) -> None:
+        for result in reversed(finished):
+            try:
+                last = LiveMatch.from_record(session.lobby, result.record)
+                player = _player_named(last, name)
+            except ValueError:
+                continue
+            session.send(*last.board_lines(me, seen_as=player))
+            return
+        session.send(text.no_old_board(name))
+
+    return maybeDeferred(session.db.finished_matches, name).addCallback(show)
