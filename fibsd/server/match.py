@@ -318,11 +318,12 @@ class LiveMatch:
                 self._start_game()
 
         self._run(joiner, start)
+        # Others see the two who-info updates first, then the report (between-games 2.3).
+        self.lobby.broadcast_who(inviter)
+        self.lobby.broadcast_who(joiner)
         report = (text.report_resume if resumed else text.report_start)(
             inviter.name, joiner.name, length)
         self._report(report)
-        self.lobby.broadcast_who(inviter)
-        self.lobby.broadcast_who(joiner)
 
     def _report(self, line: str) -> None:
         """``line`` to users with ``report`` on who neither play nor watch this match."""
