@@ -94,7 +94,9 @@ class FibsProtocol(Protocol):
             self.transport.write(data)
 
     def close(self) -> None:
+        self._pending.clear()
         if self.transport is not None:
+            self.transport.unregisterProducer()  # type: ignore[attr-defined]
             self.transport.loseConnection()
 
 

@@ -174,3 +174,43 @@ def test_the_console_script_runs_and_stops_cleanly(tmp_path: Path, stop: int) ->
             server.kill()
             server.wait()
     assert database.exists()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_flooding_client_that_never_reads_is_paused(tmp_path: Path) -> None:
+    """1 MB of `who` from a client that reads nothing: the server stops reading it once
+    the send buffer is full, instead of buffering some 15 MB of replies."""
+    database = tmp_path / "fibsd.sqlite"
+    store = SQLiteStore(database)
+    store.create_user("alice", argon2.using(memory_cost=64, time_cost=1).hash("secret"), 1)
+    store.close()
+    service = FibsService(make_settings(port=0, interface="127.0.0.1", database=str(database)),
+                          reactor)
+    service.startService()
+    try:
+        port = (await service.listening).getHost().port
+        client = _Recorder()
+        await connectProtocol(TCP4ClientEndpoint(reactor, "127.0.0.1", port), client)
+        assert client.transport is not None
+        client.transport.write(b"login test 1008 alice secret\r\n")
+        await client.expect(b"\r\n6\r\n")
+        (server_side,) = service.factory.connections
+        paused: Deferred[None] = Deferred()
+        pause = server_side.pauseProducing
+
+        def pause_and_tell() -> None:
+            pause()
+            if not paused.called:
+                paused.callback(None)
+
+        server_side.pauseProducing = pause_and_tell  # type: ignore[method-assign]
+        client.transport.pauseProducing()  # type: ignore[attr-defined]  # stop reading
+        client.transport.write(b"who\r\n" * 200_000)
+        await paused.addTimeout(20, reactor)
+        transport = server_side.transport
+        buffered = len(transport.dataBuffer) + transport._tempDataLen  # type: ignore[union-attr]
+        assert buffered < 70_000
+        assert len(server_side._pending) < 20_000  # the rest of one read, at most
+        client.transport.resumeProducing()  # type: ignore[attr-defined]
+    finally:
+        await service.stopService()
