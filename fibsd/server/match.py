@@ -634,6 +634,12 @@ class LiveMatch:
             self._append(self.user(1 - w), [text.wins_game(names[w], n, sorry=True)])
             for user, _ in self.watchers():
                 self._append(user, [text.wins_game(names[w], n, sorry=False)])
+        listing: list[str] | None = None
+        for player in (0, 1):
+            user = self.user(player)
+            if user is not None and user.toggles["moves"]:
+                listing = listing or self._moves_listing()
+                self._block(user, listing)
         if any(isinstance(e, MatchWon) for e in events):
             return
         length, score = self.rules.length, self.rules.score
@@ -646,6 +652,40 @@ class LiveMatch:
         for user, watched in self.watchers():
             self._block(user, [text.score_line(length, (names[watched], score[watched]),
                                                (names[1 - watched], score[1 - watched]))])
+
+    def _moves_listing(self) -> list[str]:
+        """The game just finished, as ``toggle moves`` lists it (game-play.md 7.5)."""
+        game = self.rules.game
+        assert game is not None
+        letters = {p: self.colour(p).name for p in (0, 1)}
+        x = 0 if self.colour(0) is Colour.X else 1
+        score = list(self.rules.score)
+        if game.result is not None:  # the score already counts this game
+            score[game.result.winner] -= game.result.points
+        lines = [text.moves_score(self.rules.length, score[x], score[1 - x]),
+                 text.moves_players(self.names[x], self.names[1 - x])]
+        dice: tuple[int, int] | None = None
+        for event in game.history:
+            if isinstance(event, OpeningRoll) and event.winner is not None:
+                dice = (event.dice[1 - x], event.dice[x])  # O's die first
+            elif isinstance(event, Rolled):
+                dice = event.dice
+            elif isinstance(event, CannotMove):
+                lines.append(text.moves_entry(letters[event.player],
+                                              text.moves_roll(event.dice, None)))
+            elif isinstance(event, Moved):
+                moves = format_fibs_moves(event.play.moves, self.colour(event.player).direction)
+                lines.append(text.moves_entry(letters[event.player],
+                                              text.moves_roll(dice or (0, 0), moves)))
+            else:
+                action = _LISTED.get(type(event))
+                if action is not None:
+                    player = getattr(event, "player")
+                    lines.append(text.moves_entry(letters[player], action))
+                elif isinstance(event, GameWon):
+                    lines.append(text.moves_entry(letters[event.winner],
+                                                  f"wins {text.points(event.points)}"))
+        return lines
 
     def _match_won(self, event: MatchWon) -> None:
         w, score = event.winner, event.score
@@ -740,6 +780,13 @@ class LiveMatch:
             if user is not None:
                 return user.session.db
         return None
+
+
+_LISTED: dict[type, str] = {
+    Doubled: "doubles", Redoubled: "redoubles", DoubleAccepted: "accepts",
+    DoubleRejected: "rejects", ResignOffered: "wants to resign", ResignAccepted: "accepts",
+    ResignRejected: "rejects",
+}
 
 
 def _logged(deferred: Any) -> Any:

@@ -326,6 +326,28 @@ def report_result(winner: str, length: int, loser: str, score: tuple[int, int]) 
     return f"{winner} wins a {length} point match against {loser}  {score[0]}-{score[1]} ."
 
 
+# -- the list of moves after a game (toggle moves, game-play.md 7.5) ----------------------
+
+def moves_score(length: int, x_score: int, o_score: int) -> str:
+    """The listing's first line; X's score first, as the next line names X first."""
+    what = "an unlimited match" if length == 0 else f"a {length} point match"
+    return f"Score is {x_score}-{o_score} in {what}."
+
+
+def moves_players(x_player: str, o_player: str) -> str:
+    return f"{x_player} is X - {o_player} is O."
+
+
+def moves_entry(colour: str, action: str) -> str:
+    """``X: (6 2) 1-7 12-14``, ``O: doubles``, ``X: wins 2 points``."""
+    return f"{colour}: {action}"
+
+
+def moves_roll(dice: tuple[int, int], moves: str | None) -> str:
+    """A roll and its play on one line; ``None`` for a roll that could not be played."""
+    return f"({dice[0]} {dice[1]}) " + (moves if moves is not None else "can't move")
+
+
 # -- resuming (game-play.md 3.7) ----------------------------------------------------------
 
 def turn_line(name: str) -> str:

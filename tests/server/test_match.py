@@ -19,7 +19,8 @@ from tests.helpers import FakeClient, FakeServer
 from tests.server.test_transcripts import catalogue
 
 NAMES = ("alice", "bob", "carol")
-ENTRIES = catalogue()
+# The catalogue, without the entry that admits any line of a help text.
+ENTRIES = [entry for entry in catalogue() if entry[0] != "presence:help-text"]
 
 
 @pytest.fixture(autouse=True)
@@ -81,6 +82,7 @@ class Table:
             client.send("secret")
         else:
             client.send(f"login test 1008 {name} secret")
+        client.received()  # the login block is other tests' business
         self.clients[name] = client
         self.received[name] = []
         self.lines()
@@ -157,6 +159,9 @@ class Table:
 
 def check_lines(lines: list[str]) -> None:
     for line in lines:
+        line = line.removeprefix("> ")  # a telnet prompt before the next line
+        if not line:
+            continue
         assert any(pattern.fullmatch(line) for _, pattern, prompt in ENTRIES if not prompt), line
         if line.startswith("board:"):
             assert consistency_problems(parse_board(line)) == [], line
@@ -794,3 +799,36 @@ def test_hits_and_entering_from_the_bar_with_both_spellings() -> None:
     got = table.lines()
     assert got["bob"][:2] == ["", "alice moves bar-1 bar-2 ."]
     assert parse_board(got["alice"][0]).player_bar == 0
+
+
+def test_the_list_of_moves_after_a_game() -> None:
+    table = Table([(3, 5), (6, 2), (5, 5)])
+    table.start("5")
+    table.send("alice", "toggle moves")
+    table.send("bob", "move 8-3 6-3")
+    table.send("alice", "roll")
+    table.send("alice", "move 1-7 12-14")
+    table.send("bob", "double")
+    table.send("alice", "accept")  # bob rolls 5-5 at once
+    table.play_move()
+    table.send("alice", "resign g")
+    table.lines()
+    table.send("bob", "accept")
+    got = table.lines()
+    listing = got["alice"][got["alice"].index("Score is 0-0 in a 5 point match."):]
+    assert listing[:10] == [
+        "Score is 0-0 in a 5 point match.",
+        "alice is X - bob is O.",
+        "O: (5 3) 8-3 6-3",
+        "X: (6 2) 1-7 12-14",
+        "O: doubles",
+        "X: accepts",
+        listing[6],
+        "X: wants to resign",
+        "O: accepts",
+        "O: wins 4 points",
+    ]
+    assert listing[6].startswith("O: (5 5) ")
+    assert listing[10:] == ["", "score in 5 point match: alice-0 bob-4",
+                            "Type 'join' if you want to play the next game, type 'leave' if you don't."]
+    assert not any(line.startswith("Score is") for line in got["bob"])
