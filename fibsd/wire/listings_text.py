@@ -13,6 +13,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from fibsd.rules.events import (
+    CannotMove,
+    DoubleAccepted,
+    Doubled,
+    DoubleRejected,
+    Event,
+    GameWon,
+    Moved,
+    OpeningRoll,
+    Redoubled,
+    ResignAccepted,
+    ResignOffered,
+    ResignRejected,
+    Rolled,
+)
+from fibsd.rules.notation import format_fibs_moves
+from fibsd.wire.board import Colour
+
 # -- show games -----------------------------------------------------------------------
 
 GAMES_HEADER = "List of games:"
@@ -213,3 +231,45 @@ def select_ratings(ranked: Sequence[RatingRow], request: RatingsRequest,
 def no_old_board(name: str) -> str:
     """``oldboard`` for a player who has finished no game (fibsd's wording)."""
     return f"** {name} has not finished a game yet."
+
+
+# -- oldmoves (the list of a game's moves, game-play.md 7.5) ----------------------------
+
+_ANSWERS = {Doubled: "doubles", Redoubled: "doubles", DoubleAccepted: "accepts",
+            DoubleRejected: "rejects", ResignOffered: "wants to resign",
+            ResignAccepted: "accepts", ResignRejected: "rejects"}
+
+
+def format_moves_list(history: Iterable[Event], names: tuple[str, str], x_player: int,
+                      score: tuple[int, int], length: int) -> list[str]:
+    """One game's list: the score before it (X player's first), who is X and O, then one
+    line per turn or cube or resignation action, as ``X: (6 2) 1-7 12-14``.
+
+    ``history`` is the game's events, ``names`` and ``score`` indexed by player, the
+    X player ``x_player``; ``length`` 0 is unlimited."""
+    o_player = 1 - x_player
+    mark = {x_player: "X", o_player: "O"}
+    direction = {x_player: Colour.X.direction, o_player: Colour.O.direction}
+    kind = "an unlimited match" if length == 0 else f"a {length} point match"
+    lines = [f"Score is {score[x_player]}-{score[o_player]} in {kind}.",
+             f"{names[x_player]} is X - {names[o_player]} is O."]
+    dice: dict[int, tuple[int, int]] = {}
+    for event in history:
+        if isinstance(event, OpeningRoll) and event.winner is not None:
+            winner = event.winner
+            dice[winner] = (event.dice[winner], event.dice[1 - winner])
+        elif isinstance(event, Rolled):
+            dice[event.player] = event.dice
+        elif isinstance(event, CannotMove):
+            first, second = dice.pop(event.player, event.dice)
+            lines.append(f"{mark[event.player]}: ({first} {second}) can't move")
+        elif isinstance(event, Moved):
+            first, second = dice.pop(event.player, (0, 0))
+            moves = format_fibs_moves(event.play.moves, direction[event.player])
+            lines.append(f"{mark[event.player]}: ({first} {second}) {moves}")
+        elif isinstance(event, GameWon):
+            won = "1 point" if event.points == 1 else f"{event.points} points"
+            lines.append(f"{mark[event.winner]}: wins {won}")
+        elif type(event) in _ANSWERS:
+            lines.append(f"{mark[event.player]}: {_ANSWERS[type(event)]}")  # type: ignore[attr-defined]
+    return lines

@@ -4,8 +4,11 @@ written to the store."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from fibsd.rules.events import CannotMove, Moved
 from fibsd.rules.game import Game
 from fibsd.wire.board import Colour, consistency_problems, parse_board, view_position
 from tests.server.test_match import random_rolls
@@ -92,28 +95,33 @@ def test_show_savedcount(table: Watched) -> None:
     assert ask(table, "bob", "show savedcount zed") == ["** There is no user called 'zed'."]
 
 
+def player(number: int) -> str:
+    """Names are letters (case does not tell names apart): playeraa .. playerbd."""
+    return "player" + "ab"[(number - 1) // 26] + "abcdefghijklmnopqrstuvwxyz"[(number - 1) % 26]
+
+
 def test_ratings_lists_the_experienced_with_the_requester_starred(table: Watched) -> None:
     store = table.server.store
     for name, rating, experience in [("alice", 1712.5, 120), ("bob", 1655.125, 50),
                                      ("carol", 1800.0, 49), ("dave", 1500.0, 0)]:
         store.set_rating(name, rating, experience)
     for number in range(1, 31):
-        store.create_user(f"player{number:02}", "x", 0)
-        store.set_rating(f"player{number:02}", 2000.0 - number * 10, 1000 + number)
+        store.create_user(player(number), "x", 0)
+        store.set_rating(player(number), 2000.0 - number * 10, 1000 + number)
     top = ask(table, "alice", "ratings")
     assert top[:3] == [" rank name            rating    Experience",
-                       "    1 player01        1990.00        1001",
-                       "    2 player02        1980.00        1002"]
-    assert len(top) == 22 and top[20] == "   20 player20        1800.00        1020"
+                       "    1 playeraa        1990.00        1001",
+                       "    2 playerab        1980.00        1002"]
+    assert len(top) == 22 and top[20] == "   20 playerat        1800.00        1020"
     assert top[21] == "*  29 alice           1712.50         120"
     assert ask(table, "bob", "ratings from 29 to 33") == [
         " rank name            rating    Experience",
         "   29 alice           1712.50         120",
-        "   30 player29        1710.00        1029",
-        "   31 player30        1700.00        1030",
+        "   30 playerbc        1710.00        1029",
+        "   31 playerbd        1700.00        1030",
         "*  32 bob             1655.12          50",
     ]
-    around = ask(table, "carol", "ratings player10")
+    around = ask(table, "carol", "ratings playeraj")
     assert [line[1:5] for line in around[1:]] == [f"{rank:>4}" for rank in range(5, 16)] + ["  20"]
     assert around[-1] == "*  20 carol           1800.00          49"  # unrated: the rank she would have
 
@@ -214,3 +222,28 @@ def test_oldboard_shows_the_last_finished_game(table: Watched) -> None:
     table.lines()
     ascii_board = ask(table, "carol", "oldboard alice")
     assert len(ascii_board) > 10 and not ascii_board[0].startswith("board:")
+
+
+MOVES_ENTRY = re.compile(r"^[XO]: \([1-6] [1-6]\) ")
+
+
+def test_oldmoves_lists_the_last_finished_game(table: Watched) -> None:
+    assert ask(table, "carol", "oldmoves alice") == ["** alice has not finished a game yet."]
+    play(table, "alice", "bob", "3")
+    table.play_until(lambda: table.match.rules.waiting_for_new_game)
+    listing = ask(table, "carol", "oldmoves al")
+    assert listing[:4] == ["Score is 0-0 in a 3 point match.", "alice is X - bob is O.",
+                           "O: (5 4) 13-8 13-9", "X: (4 4) 1-5 1-5 5-9 5-9"]
+    assert listing[-2:] == ["O: (5 1) 1-off", "O: wins 1 point"]
+    turns = listing[2:-1]
+    assert all(MOVES_ENTRY.match(line) for line in turns)
+    assert len(turns) == sum(isinstance(e, (Moved, CannotMove)) for e in table.match.rules.game.history)
+    assert ask(table, "alice", "oldmoves") == listing
+    table.send("alice", "join")
+    table.send("bob", "join")
+    table.lines()
+    assert ask(table, "bob", "oldmoves alice") == listing  # until the next game ends
+    finish_match(table)
+    last = ask(table, "carol", "oldmoves bob")  # game 3 of 3, from the store
+    assert last[:2] == ["Score is 0-2 in a 3 point match.", "alice is X - bob is O."]
+    assert last[-1] == "O: wins 1 point"

@@ -7,6 +7,23 @@ import re
 
 import pytest
 
+from fibsd.rules.events import (
+    CannotMove,
+    DoubleAccepted,
+    Doubled,
+    DoubleRejected,
+    EndReason,
+    GameWon,
+    Moved,
+    OpeningRoll,
+    Redoubled,
+    ResignOffered,
+    ResignRejected,
+    Rolled,
+    WinKind,
+)
+from fibsd.rules.play import Move, Play
+from fibsd.rules.position import Position
 from fibsd.wire import listings_text as text
 from fibsd.wire import watching_text
 from fibsd.wire.listings_text import (
@@ -15,6 +32,7 @@ from fibsd.wire.listings_text import (
     RatingsRequest,
     SavedRow,
     format_games,
+    format_moves_list,
     format_ratings,
     format_saved,
     parse_ratings,
@@ -23,6 +41,8 @@ from fibsd.wire.listings_text import (
     unranked_row,
     with_own_row,
 )
+
+START = Position.initial()
 
 # FIBS Cookie Monster's patterns (between-games.md 8, ratings.md 4).
 FCM_LIMITED = re.compile(r"^[a-zA-Z_<>]+ +- +[a-zA-Z_<>]+ .+ point match")
@@ -170,3 +190,33 @@ def test_watching_lines() -> None:
     assert watching_text.stop_watching("bob", replaced=True) == "** You stop watching bob."
     assert watching_text.doesnt_want_you_to("bob", "look") == "** bob doesn't want you to look."
     assert watching_text.watched_logs_out("bob") == "bob logs out. You're not watching anymore."
+
+
+def test_moves_list_of_a_game() -> None:
+    history = [
+        OpeningRoll((3, 3)), OpeningRoll((5, 3)),
+        Moved(0, Play((Move(8, 3), Move(6, 3)), START)),
+        Rolled(1, (6, 2), 2), Moved(1, Play((Move(24, 18), Move(13, 11)), START)),
+        Doubled(0, 2), DoubleAccepted(1, 2),
+        Rolled(0, (4, 2), 0), CannotMove(0, (4, 2)),
+        Rolled(1, (1, 1), 4), Moved(1, Play((Move(25, 24), Move(6, 0)), START)),
+        ResignOffered(0, WinKind.GAMMON, 4), ResignRejected(1), Redoubled(1, 4, 1),
+        DoubleRejected(0), GameWon(1, 2, WinKind.SINGLE, EndReason.DROPPED),
+    ]
+    assert format_moves_list(history, ("alice", "bob"), 1, (0, 2), 5) == [
+        "Score is 2-0 in a 5 point match.",
+        "bob is X - alice is O.",
+        "O: (5 3) 8-3 6-3",
+        "X: (6 2) 1-7 12-14",
+        "O: doubles",
+        "X: accepts",
+        "O: (4 2) can't move",
+        "X: (1 1) bar-1 19-off",
+        "O: wants to resign",
+        "X: rejects",
+        "X: doubles",
+        "O: rejects",
+        "X: wins 2 points",
+    ]
+    assert format_moves_list([], ("a", "b"), 0, (0, 0), 0) == ["Score is 0-0 in an unlimited match.",
+                                                               "a is X - b is O."]

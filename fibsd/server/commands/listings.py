@@ -10,6 +10,7 @@ experience, the same threshold that lets a player invite to long matches.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import maybeDeferred
@@ -17,6 +18,7 @@ from twisted.internet.defer import maybeDeferred
 from fibsd.server.commands import command
 from fibsd.server.commands.info import show_topic
 from fibsd.server.match import LiveMatch
+from fibsd.wire.board import Colour
 from fibsd.wire import listings_text as text
 
 if TYPE_CHECKING:
@@ -161,8 +163,10 @@ def _player_named(match: LiveMatch, name: str) -> str:
     raise ValueError(name)
 
 
-@command("oldboard")
-def oldboard(session: Session, rest: str) -> Any:
+def _old_game(session: Session, rest: str,
+              show: Callable[[LiveMatch, str], None]) -> Any:
+    """Find the last game the named player (default: the user) finished and call
+    ``show(match as it ended, the player's name)``; tell the user if there is none."""
     me = _me(session)
     words = rest.split()
     online = session.lobby.complete(words[0]) if words else me
@@ -171,18 +175,41 @@ def oldboard(session: Session, rest: str) -> Any:
     if isinstance(running, LiveMatch):
         last = last_finished_game(running)
         if last is not None:
-            session.send(*last.board_lines(me, seen_as=name))
+            show(last, name)
             return None
 
-    def show(finished: list[FinishedMatch]) -> None:
+    def stored(finished: list[FinishedMatch]) -> None:
         for result in reversed(finished):
             try:
                 last = LiveMatch.from_record(session.lobby, result.record)
                 player = _player_named(last, name)
             except ValueError:
                 continue
-            session.send(*last.board_lines(me, seen_as=player))
+            show(last, player)
             return
         session.send(text.no_old_board(name))
 
-    return maybeDeferred(session.db.finished_matches, name).addCallback(show)
+    return maybeDeferred(session.db.finished_matches, name).addCallback(stored)
+
+
+@command("oldboard")
+def oldboard(session: Session, rest: str) -> Any:
+    me = _me(session)
+    return _old_game(session, rest, lambda last, player: session.send(
+        *last.board_lines(me, seen_as=player)))
+
+
+@command("oldmoves")
+def oldmoves(session: Session, rest: str) -> Any:
+    def show(last: LiveMatch, player: str) -> None:
+        rules = last.rules
+        game = rules.game
+        assert game is not None
+        score = list(rules.score)  # before the game: take its points back
+        if game.result is not None:
+            score[game.result.winner] -= game.result.points
+        x_player = 0 if last.colour(0) is Colour.X else 1
+        session.send(*text.format_moves_list(game.history, last.names, x_player,
+                                             (score[0], score[1]), rules.length))
+
+    return _old_game(session, rest, show)
