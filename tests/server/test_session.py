@@ -466,3 +466,22 @@ def test_a_client_that_does_not_read_stops_being_served() -> None:
     assert client.lines() == []
     protocol.resumeProducing()
     assert client.lines() == ["There are 1 users logged on."] * 3
+
+
+def test_help_lists_the_commands_and_shows_topics() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = clip_login(server, "alice")
+    client.send("help")
+    lines = client.lines()
+    assert lines[0] == "Commands:"
+    assert all(not line.startswith(("*", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9"))
+               for line in lines)
+    words = " ".join(lines[1:-2]).split()
+    assert {"bye", "help", "quit", "rawwho", "show", "who", "whois"} <= set(words)
+    client.send("help whoi")  # an abbreviation finds the topic
+    assert client.lines()[0] == "whois <name>"
+    client.send("help ../../etc/passwd")
+    assert client.lines() == ["** No help available on '../../etc/passwd'."]
+    client.send("motd")
+    assert client.lines()[:2] == ["3", "+" + "-" * 68 + "+"]
