@@ -63,6 +63,9 @@ if TYPE_CHECKING:
 RECORD_FORMAT = "fibsd-live-match"
 PER_GAME_TOGGLES = {"double": True, "greedy": False, "moves": False}  # settings.md 1.2
 UNLIMITED_REDOUBLES = 99  # board field 52 for 'set redoubles unlimited'
+# Automatic rolls that cannot be played, in a row, before the server stops rolling on
+# its own (both players closed out with checkers on the bar would never end).
+MAX_AUTOMATIC_ROLLS = 50
 
 
 def redouble_setting(value: str) -> int | None:
@@ -443,11 +446,18 @@ class LiveMatch:
     # -- what follows an action ------------------------------------------------------------
 
     def _roll(self, player: int) -> None:
+        if self._rolled_cannot_move(player):
+            self._turn_begins()
+        else:
+            self._play_for(player)
+
+    def _rolled_cannot_move(self, player: int) -> bool:
         events = self.rules.roll(player, self.dice)
         self._events(events)
-        if any(isinstance(e, CannotMove) for e in events):
-            self._turn_begins()
-            return
+        return any(isinstance(e, CannotMove) for e in events)
+
+    def _play_for(self, player: int) -> None:
+        """After a roll that can be played: greedy, automove, or ask for the move."""
         user = self.user(player)
         if user is None:
             return
@@ -490,16 +500,22 @@ class LiveMatch:
         """The player on roll is asked to roll or double, or rolled for (game-play.md
         4.1: he cannot double, or does not want to be asked)."""
         rules = self.rules
-        if rules.game is None or rules.phase is not Phase.ROLL or rules.turn is None:
-            return
-        player = rules.turn
-        user = self.user(player)
-        if user is None:
-            return
-        if rules.can_double(player) and user.toggles["double"]:
-            self._append(user, [text.YOUR_TURN_TO_ROLL])
-        else:
-            self._roll(player)
+        for _ in range(MAX_AUTOMATIC_ROLLS):
+            if rules.game is None or rules.phase is not Phase.ROLL or rules.turn is None:
+                return
+            player = rules.turn
+            user = self.user(player)
+            if user is None:
+                return
+            if rules.can_double(player) and user.toggles["double"]:
+                self._append(user, [text.YOUR_TURN_TO_ROLL])
+                return
+            if not self._rolled_cannot_move(player):
+                self._play_for(player)
+                return
+        # Both sides closed out for this long: stop rolling for them and ask instead.
+        if rules.turn is not None:
+            self._append(self.user(rules.turn), [text.YOUR_TURN_TO_ROLL])
 
     # -- events to lines ---------------------------------------------------------------------
 

@@ -832,3 +832,20 @@ def test_the_list_of_moves_after_a_game() -> None:
     assert listing[10:] == ["", "score in 5 point match: alice-0 bob-4",
                             "Type 'join' if you want to play the next game, type 'leave' if you don't."]
     assert not any(line.startswith("Score is") for line in got["bob"])
+
+
+def test_mutual_closeout_stops_rolling_automatically() -> None:
+    from fibsd.rules.errors import CubeUnavailable
+    from fibsd.rules.game import Game
+    from fibsd.rules.position import Position
+    from fibsd.server.match import MAX_AUTOMATIC_ROLLS
+
+    table = Table([(3, 5)] + [(6, 5)] * (MAX_AUTOMATIC_ROLLS + 1))
+    table.start("1")
+    side = (2,) * 6 + (0,) * 6 + (2,) + (0,) * 11 + (1,)
+    closed = Game.at_position(Position(side, side), 0, no_cube=CubeUnavailable.CUBE_DEAD)
+    table.match.rules._games[-1] = closed  # a position no scripted game reaches quickly
+    table.send("alice", "roll")
+    got = table.lines()
+    assert got["alice"].count("You can't move.") == MAX_AUTOMATIC_ROLLS // 2 + 1
+    assert got["bob"][-1] == "It's your turn to roll or double."
