@@ -128,12 +128,27 @@ def test_data_covers_every_category() -> None:
 
 def test_outcome_categories_have_their_outcome() -> None:
     """The labels hold as far as the data alone can show: a dance has no play, the other
-    outcome categories have some, and only ``double-*`` queries roll doubles."""
+    outcome categories have some, ``double-*`` queries roll doubles, the die ones do not."""
     wrong = [
         str(q)
         for q in QUERIES
         if (q.category == "dance" and q.results)
         or (q.category.startswith("double-") and (q.dice[0] != q.dice[1] or not q.results))
         or (q.category in ("one-die", "larger-die") and (q.dice[0] == q.dice[1] or not q.results))
+    ]
+    assert not wrong, wrong[:SHOWN]
+
+
+DICE_USED = {"one-die": 1, "larger-die": 1, "double-1": 1, "double-2": 2, "double-3": 3, "dance": 0}
+
+
+def test_dice_playable_matches_outcome() -> None:
+    """The count behind FIBS's "Please move n pieces" agrees with gnubg's outcome labels."""
+    wrong = [
+        f"{q}: fibsd {used}"
+        for q in QUERIES
+        if q.category in DICE_USED
+        and (used := movegen.dice_playable(Position.from_position_id(q.position_id), q.dice))
+        != DICE_USED[q.category]
     ]
     assert not wrong, wrong[:SHOWN]
