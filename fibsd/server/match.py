@@ -124,8 +124,10 @@ class LiveMatch:
                 raise ValueError("not a live match record")
             names = (str(data["players"][0]), str(data["players"][1]))
             o_first = int(data["o_first"])
+            if o_first not in (0, 1):
+                raise ValueError(f"o_first is {o_first}")
             rules = Match.from_record(data["match"])
-        except (KeyError, IndexError, TypeError) as error:
+        except (AttributeError, KeyError, IndexError, TypeError) as error:
             raise ValueError(f"bad saved match: {error!r}") from error
         return cls(lobby, names, rules, o_first=o_first, dice=lobby.dice)
 

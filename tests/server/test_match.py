@@ -849,3 +849,18 @@ def test_mutual_closeout_stops_rolling_automatically() -> None:
     got = table.lines()
     assert got["alice"].count("You can't move.") == MAX_AUTOMATIC_ROLLS // 2 + 1
     assert got["bob"][-1] == "It's your turn to roll or double."
+
+
+@pytest.mark.parametrize("record", ["{", "[]", '{"format": "fibsd-live-match"}'])
+def test_a_corrupt_saved_match_cannot_be_resumed(record: str) -> None:
+    from fibsd.store import SavedMatch
+
+    table = Table([])
+    table.server.store.save_match(SavedMatch("alice", "bob", 1, record))
+    for name in ("alice", "bob"):
+        table.send(name, "toggle ready")
+    table.send("alice", "invite bob")
+    table.lines()
+    table.send("bob", "join alice")
+    assert table.lines("bob") == ["** ERROR: Saved match is corrupt. Please start another one."]
+    assert table.user("bob").playing is None
