@@ -235,9 +235,17 @@ def no_old_board(name: str) -> str:
 
 # -- oldmoves (the list of a game's moves, game-play.md 7.5) ----------------------------
 
-_ANSWERS = {Doubled: "doubles", Redoubled: "doubles", DoubleAccepted: "accepts",
-            DoubleRejected: "rejects", ResignOffered: "wants to resign",
-            ResignAccepted: "accepts", ResignRejected: "rejects"}
+def _action(event: Event) -> tuple[int, str] | None:
+    """(player, word) of a cube or resignation step."""
+    if isinstance(event, (Doubled, Redoubled)):
+        return event.player, "doubles"
+    if isinstance(event, (DoubleAccepted, ResignAccepted)):
+        return event.player, "accepts"
+    if isinstance(event, (DoubleRejected, ResignRejected)):
+        return event.player, "rejects"
+    if isinstance(event, ResignOffered):
+        return event.player, "wants to resign"
+    return None
 
 
 def format_moves_list(history: Iterable[Event], names: tuple[str, str], x_player: int,
@@ -270,6 +278,6 @@ def format_moves_list(history: Iterable[Event], names: tuple[str, str], x_player
         elif isinstance(event, GameWon):
             won = "1 point" if event.points == 1 else f"{event.points} points"
             lines.append(f"{mark[event.winner]}: wins {won}")
-        elif type(event) in _ANSWERS:
-            lines.append(f"{mark[event.player]}: {_ANSWERS[type(event)]}")  # type: ignore[attr-defined]
+        elif (action := _action(event)) is not None:
+            lines.append(f"{mark[action[0]]}: {action[1]}")
     return lines

@@ -51,8 +51,8 @@ def test_show_games(table: Watched) -> None:
     ]
     table.send("alice", "leave")
     table.lines()
-    assert ask(table, "bob", "show games") == ["List of games:",
-                                          "dave            -           carol (unlimited match 0-0)"]
+    assert ask(table, "bob", "show games") == [
+        "List of games:", "dave            -           carol (unlimited match 0-0)"]
 
 
 def test_show_saved_with_every_status_marker(table: Watched) -> None:
@@ -123,7 +123,8 @@ def test_ratings_lists_the_experienced_with_the_requester_starred(table: Watched
     ]
     around = ask(table, "carol", "ratings playeraj")
     assert [line[1:5] for line in around[1:]] == [f"{rank:>4}" for rank in range(5, 16)] + ["  20"]
-    assert around[-1] == "*  20 carol           1800.00          49"  # unrated: the rank she would have
+    # carol is unrated: the rank she would have
+    assert around[-1] == "*  20 carol           1800.00          49"
 
 
 def test_ratings_forms_and_errors(table: Watched) -> None:
@@ -136,12 +137,14 @@ def test_ratings_forms_and_errors(table: Watched) -> None:
     bob = "    2 bob             1655.12          50"
     carol = "*   1 carol           1800.00          49"  # unrated: the rank she would have
     assert ask(table, "carol", "ratings") == [header, alice, carol, bob]
-    assert ask(table, "dave", "ratings from 2 to 2") == [header, bob, "*   3 dave            1500.00           0"]
+    dave = "*   3 dave            1500.00           0"
+    assert ask(table, "dave", "ratings from 2 to 2") == [header, bob, dave]
     assert ask(table, "alice", "ratings Bob") == [header, "*" + alice[1:], bob]
-    assert ask(table, "dave", "ratings carol") == [header, "    1 carol           1800.00          49",
-                                                   "*   3 dave            1500.00           0"]
+    assert ask(table, "dave", "ratings carol") == [
+        header, "    1 carol           1800.00          49", dave]
     for line, error in [("ratings zed", "** There is no user called 'zed'."),
-                        ("ratings alice bob", "** Please use only one of the given names 'alice' and 'bob'."),
+                        ("ratings alice bob",
+                         "** Please use only one of the given names 'alice' and 'bob'."),
                         ("ratings from x", "** Please give a positive number after 'from'."),
                         ("ratings from 3 to 0", "** Please give a positive number after 'to'."),
                         ("ratings from 5 to 2", "** invalid range from 5 to 2."),
@@ -237,7 +240,8 @@ def test_oldmoves_lists_the_last_finished_game(table: Watched) -> None:
     assert listing[-2:] == ["O: (5 1) 1-off", "O: wins 1 point"]
     turns = listing[2:-1]
     assert all(MOVES_ENTRY.match(line) for line in turns)
-    assert len(turns) == sum(isinstance(e, (Moved, CannotMove)) for e in table.match.rules.game.history)
+    history = table.match.rules.game.history
+    assert len(turns) == sum(isinstance(e, (Moved, CannotMove)) for e in history)
     assert ask(table, "alice", "oldmoves") == listing
     table.send("alice", "join")
     table.send("bob", "join")

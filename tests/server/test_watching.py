@@ -49,8 +49,8 @@ def test_watching_an_idle_player_then_his_match() -> None:
     table = Watched([(3, 5), (6, 2)])
     table.send("carol", "watch al")
     got = table.lines()
-    assert got["carol"] == ["You're now watching alice.", "alice is not doing anything interesting.",
-                            CAROL_WATCHES, "6"]
+    assert got["carol"] == ["You're now watching alice.",
+                            "alice is not doing anything interesting.", CAROL_WATCHES, "6"]
     assert got["alice"] == ["", "carol is watching you.", CAROL_WATCHES, "6"]
     assert got["bob"] == [CAROL_WATCHES, "6"]
     assert table.user("carol").watching == "alice"
@@ -58,7 +58,8 @@ def test_watching_an_idle_player_then_his_match() -> None:
     table.send("alice", "invite bob 5")
     table.send("bob", "join alice")
     carol = table.lines("carol")
-    board = "board:alice:bob:5:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:0:0:5:3:1:1:1:0:-1:1:25:0:0:0:0:0:0:0:0:0"
+    board = ("board:alice:bob:5:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
+             ":1:0:0:5:3:1:1:1:0:-1:1:25:0:0:0:0:0:0:0:0:0")
     assert carol[:7] == ["", "Starting a new game with bob.", "", "alice rolled 3, bob rolled 5",
                          "", "bob makes the first move.", board]
     assert "alice and bob start a 5 point match." not in carol  # watchers get no report line
@@ -122,8 +123,9 @@ def test_a_new_watch_ends_the_old_one_first() -> None:
 def test_watch_and_look_errors() -> None:
     table = Watched([(3, 5)])
     for line, reply in [("watch", "** Watch who?"), ("watch carol", "** Use a mirror to do that."),
-                        ("watch zed", "** There is no one called zed."), ("look", "** Look at who?"),
-                        ("look carol", "You look great."), ("look zed", "** There is no one called zed."),
+                        ("watch zed", "** There is no one called zed."),
+                        ("look", "** Look at who?"), ("look carol", "You look great."),
+                        ("look zed", "** There is no one called zed."),
                         ("look alice", "** alice is not playing.")]:
         table.send("carol", line)
         assert table.lines("carol") == [reply], line
@@ -205,7 +207,8 @@ def test_the_watcher_follows_the_player_into_his_next_match() -> None:
     table.start("1")
     table.play_until(lambda: "alice" not in table.server.lobby.matches)
     carol = table.received["carol"]
-    assert any(re.fullmatch(r"(alice|bob) wins the 1 point match [1-3]-0 \.", line) for line in carol)
+    end = re.compile(r"(alice|bob) wins the 1 point match [1-3]-0 \.")
+    assert any(end.fullmatch(line) for line in carol)
     assert table.user("carol").watching == "alice"
     table.send("carol", "board")
     assert table.lines("carol") == ["** alice is not playing."]

@@ -63,8 +63,9 @@ def test_show_games_matches_the_reference_sample() -> None:
 
 
 def test_show_games_rows_have_the_shapes_clients_parse() -> None:
-    limited, unlimited = format_games([GameRow("GammonBot_VII", "a_player_with_a_long_name", 13, 10, 12),
-                                       GameRow("x", "y", 0, 0, 0)])[1:]
+    limited, unlimited = format_games([
+        GameRow("GammonBot_VII", "a_player_with_a_long_name", 13, 10, 12),
+        GameRow("x", "y", 0, 0, 0)])[1:]
     assert FCM_LIMITED.match(limited) and FCM_UNLIMITED.match(unlimited)
 
 
@@ -89,7 +90,8 @@ def test_show_saved_rows_keep_fcm_shapes_with_long_names_and_scores() -> None:
                                              SavedRow(name, text.READY, 7, 6, 6)])[1:]
     assert FCM_SAVED.match(absent) and FCM_SAVED_PLAYING.match(logged_in)
     assert FCM_SAVED_READY.match(ready)
-    assert format_saved([SavedRow(name, text.ABSENT, 0, 120, 3)])[1] == f"  {name} unlimited       120 -  3"
+    assert format_saved([SavedRow(name, text.ABSENT, 0, 120, 3)])[1] == \
+        f"  {name} unlimited       120 -  3"
 
 
 def test_no_saved_games() -> None:
@@ -97,15 +99,16 @@ def test_no_saved_games() -> None:
 
 
 @pytest.mark.parametrize(("count", "line"), [
-    (0, "alice has no saved games."), (1, "alice has 1 saved game."), (2, "alice has 2 saved games."),
-    (11, "alice has 11 saved games."),
+    (0, "alice has no saved games."), (1, "alice has 1 saved game."),
+    (2, "alice has 2 saved games."), (11, "alice has 11 saved games."),
 ])
 def test_saved_count(count: int, line: str) -> None:
     assert text.saved_count("alice", count) == line
 
 
 def test_ratings_lines_match_the_reference_sample() -> None:
-    rows = [RatingRow(1, "GammonBot_XI", 2160.34, 1034159), RatingRow(57, "someplayer", 1612.4, 834)]
+    rows = [RatingRow(1, "GammonBot_XI", 2160.34, 1034159),
+            RatingRow(57, "someplayer", 1612.4, 834)]
     assert format_ratings(rows, "someplayer") == [
         " rank name            rating    Experience",
         "    1 GammonBot_XI    2160.34     1034159",
@@ -126,7 +129,8 @@ ACCOUNTS = [("ann", 1900.0, 400), ("ben", 1800.0, 20), ("cid", 1700.0, 90), ("do
 
 
 def test_rank_players_keeps_the_experienced_in_order() -> None:
-    assert rank_players(ACCOUNTS, 50) == [RatingRow(1, "ann", 1900.0, 400), RatingRow(2, "cid", 1700.0, 90),
+    assert rank_players(ACCOUNTS, 50) == [RatingRow(1, "ann", 1900.0, 400),
+                                          RatingRow(2, "cid", 1700.0, 90),
                                           RatingRow(3, "dot", 1600.0, 50)]
     assert [row.name for row in rank_players(ACCOUNTS, 0)] == ["ann", "ben", "cid", "dot", "eve"]
 
@@ -218,5 +222,5 @@ def test_moves_list_of_a_game() -> None:
         "O: rejects",
         "X: wins 2 points",
     ]
-    assert format_moves_list([], ("a", "b"), 0, (0, 0), 0) == ["Score is 0-0 in an unlimited match.",
-                                                               "a is X - b is O."]
+    assert format_moves_list([], ("a", "b"), 0, (0, 0), 0) == [
+        "Score is 0-0 in an unlimited match.", "a is X - b is O."]
