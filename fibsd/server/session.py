@@ -30,6 +30,7 @@ from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from fibsd.config import Settings
 from fibsd.server import commands
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
@@ -117,7 +118,7 @@ class Services:
     db: Any  # fibsd.server.dbthread.DatabaseThread (or a test double): Store calls -> Deferreds
     passwords: PasswordHasher
     clock: IReactorTime
-    settings: Any  # fibsd.config.Settings
+    settings: Settings
     motd: tuple[str, ...] = ()
     banner: tuple[str, ...] = ()
 
@@ -165,7 +166,7 @@ class Session:
         return self.services.clock
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         return self.services.settings
 
     def now(self) -> int:
