@@ -350,6 +350,7 @@ TEXT_RULES: tuple[Rule, ...] = (
     # watching
     _rule(r"^You're now watching (?P<player>@)\.$", ev.YouWatch),
     _rule(r"^(?P<player>@) is not doing anything interesting\.$", ev.NothingInteresting),
+    _rule(r"^(?P<text>You look great\.)$", ev.Information, kind="look"),
     _rule(r"^You stop watching (?P<player>@)\.$", ev.YouStopWatching),
     _rule(r"^(?P<watcher>@) is watching you\.$", ev.StartsWatching, player=ev.YOU),
     _rule(r"^(?P<watcher>@) starts watching (?P<player>@)\.$", ev.StartsWatching),

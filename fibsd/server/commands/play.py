@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 # Matches longer than this need experience (between-games.md 1.1; the threshold is
 # BaldLies's, FIBS's own is not documented).
 LONG_MATCH = 9
-LONG_MATCH_EXPERIENCE = 50
 RESIGN_KINDS = {"n": WinKind.SINGLE, "normal": WinKind.SINGLE, "g": WinKind.GAMMON,
                 "gammon": WinKind.GAMMON, "b": WinKind.BACKGAMMON,
                 "backgammon": WinKind.BACKGAMMON}
@@ -86,7 +85,7 @@ def invite(session: Session, rest: str) -> Any:
             length = int(word)
         else:
             return session.send(text.INVITE_BAD_LENGTH)
-        if length > LONG_MATCH and user.experience < LONG_MATCH_EXPERIENCE:
+        if length > LONG_MATCH and user.experience < session.settings.rated_experience:
             return session.send(text.INVITE_TOO_LONG)
 
     def send(saved: SavedMatch | None) -> None:
