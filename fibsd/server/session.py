@@ -64,7 +64,7 @@ GUEST_WELCOME = (
     "Please register before using this server:",
     "",
     "Type 'name <username>' to choose the name you want to use here.",
-    f"A name may contain letters and the underscore _ only (no blanks, no colons,",
+    "A name may contain letters and the underscore _ only (no blanks, no colons,",
     f"no digits), at most {NAME_MAX} characters.",
     "You will be asked for a password twice. Passwords are stored encrypted:",
     "nobody can tell you yours if you forget it.",

@@ -7,7 +7,7 @@ plain ``who`` and waits for the ``6``); telnet users get FIBS's table.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fibsd.server.commands import command
 from fibsd.server.user import OnlineUser
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 WHO_USAGE = "** usage: who [ready | away | playing | count | from <host>]"
 NAME_NEEDED = "** please give a name as an argument."
 
-_SORT_KEYS: dict[str, Callable[[OnlineUser], object]] = {
+_SORT_KEYS: dict[str, Callable[[OnlineUser], Any]] = {
     "login": lambda user: user.login_time,
     "name": lambda user: user.name.lower(),
     "rating": lambda user: -user.rating,
