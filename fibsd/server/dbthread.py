@@ -20,6 +20,8 @@ shutdown; calls made after it fail with ``DatabaseStopped``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from threading import Thread
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from twisted.application.service import Service
@@ -59,6 +61,10 @@ class DatabaseThread(Service):
         self._store = store
         self._reactor: IReactorFromThreads = reactor  # type: ignore[assignment]
         self._pool = ThreadPool(minthreads=1, maxthreads=1, name="fibsd-database")
+        # A daemon worker: ``stop()`` drains every queued write before shutdown, so the
+        # flag only matters for a thread that was never stopped (a crashed start, a test),
+        # which would otherwise keep the interpreter from exiting.
+        self._pool.threadFactory = partial(Thread, daemon=True)  # type: ignore[assignment]
         self._stopping = False
         self._finished = False
         self._waiters: list[Deferred[None]] = []
