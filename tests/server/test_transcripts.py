@@ -22,6 +22,7 @@ from fibsd.app import FibsService
 from fibsd.store.sqlite import SQLiteStore
 from tests.helpers import FakeClient, FakeServer, make_settings
 from tests.server.transcript import (
+    DiceQueue,
     Token,
     Tokenizer,
     TranscriptMismatch,
@@ -38,11 +39,19 @@ WAIT = 10.0  # seconds a loopback run may wait for an expected line
 class MemoryDriver:
     def __init__(self, database: Path) -> None:
         self.database = database
-        self.server = FakeServer(store=SQLiteStore(database))
+        self.dice = DiceQueue()
+        self.coin = 0
+        self.server = self._start()
         self.clients: dict[str, FakeClient] = {}
         self.tokenizers: dict[str, Tokenizer] = {}
         self.tokens: dict[str, list[Token]] = {}
         self.closed: set[str] = set()
+
+    def _start(self) -> FakeServer:
+        server = FakeServer(store=SQLiteStore(self.database))
+        server.lobby.dice = self.dice
+        server.lobby.coin = lambda: self.coin
+        return server
 
     def create_account(self, name: str, password: str) -> None:
         self.server.register(name, password)
@@ -66,7 +75,7 @@ class MemoryDriver:
         self.server.factory.shutdown(self.server.clock)
         self.server.settle()
         self.server.store.close()
-        self.server = FakeServer(store=SQLiteStore(self.database))
+        self.server = self._start()
         self.clients.clear()
         self.tokens.clear()
         self.closed.clear()
@@ -120,6 +129,8 @@ class LoopbackDriver:
         self.clients: dict[str, _Client] = {}
         self.tokens: dict[str, list[Token]] = {}
         self.closed: set[str] = set()
+        self.dice = DiceQueue()
+        self.coin = 0
         self._waiter: tuple[Callable[[], bool], Deferred[None]] | None = None
 
     def create_account(self, name: str, password: str) -> None:
@@ -131,6 +142,8 @@ class LoopbackDriver:
     async def _port(self) -> int:
         if self.service is None:
             self.service = FibsService(self.settings, reactor)
+            self.service.shared.lobby.dice = self.dice
+            self.service.shared.lobby.coin = lambda: self.coin
             self.service.startService()
         port = await self.service.listening
         return int(port.getHost().port)

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from twisted.internet.defer import Deferred
 
+from fibsd.rules.dice import Dice, DiceExhausted
 from fibsd.wire import clip
 
 TRANSCRIPTS = Path(__file__).resolve().parent.parent.parent / "protocol" / "transcripts"
@@ -59,12 +60,47 @@ class Expect:
         return token.kind == self.kind and self.pattern.fullmatch(token.text) is not None
 
 
+class DiceQueue:
+    """The server's dice in a transcript: rolls queued by ``dice`` statements, handed out
+    in order.  One queue serves the whole transcript (restarts included), so a
+    statement may queue rolls for several games at once."""
+
+    def __init__(self) -> None:
+        self._rolls: list[Dice] = []
+        self.used = 0
+
+    def add(self, rolls: Iterable[Dice]) -> None:
+        self._rolls += rolls
+
+    def roll(self) -> Dice:
+        if not self._rolls:
+            raise DiceExhausted(self.used)
+        self.used += 1
+        return self._rolls.pop(0)
+
+    @property
+    def remaining(self) -> int:
+        return len(self._rolls)
+
+
+_ROLL = re.compile(r"[1-6][1-6]")
+
+
+def parse_rolls(text: str) -> list[Dice]:
+    """``31 66 52``: each word one roll, its first digit the first die."""
+    words = text.split()
+    if not words or not all(_ROLL.fullmatch(word) for word in words):
+        raise ValueError(f"not a list of rolls like '31 66': {text!r}")
+    return [(int(word[0]), int(word[1])) for word in words]
+
+
 @dataclass(frozen=True)
 class Step:
-    action: str  # connect, send, close, closed, restart, expect
+    action: str  # connect, send, close, closed, restart, expect, dice, coin
     client: str = ""
     text: str = ""
     expect: Expect | None = None
+    rolls: tuple[Dice, ...] = ()
     line_number: int = 0
 
 
@@ -110,6 +146,18 @@ def parse(path: Path) -> Transcript:
             continue
         if line == "restart":
             transcript.steps.append(Step("restart", line_number=number))
+            continue
+        if line.startswith("dice "):
+            try:
+                rolls = tuple(parse_rolls(line[5:]))
+            except ValueError as error:
+                raise ValueError(f"cannot read {where}: {error}") from error
+            transcript.steps.append(Step("dice", rolls=rolls, line_number=number))
+            continue
+        if line.startswith("coin "):
+            if line[5:] not in ("0", "1"):
+                raise ValueError(f"cannot read {where}: the coin is 0 or 1")
+            transcript.steps.append(Step("coin", text=line[5:], line_number=number))
             continue
         match = _STEP.match(line)
         if match is None:
@@ -176,6 +224,8 @@ class Driver(Protocol):
 
     tokens: dict[str, list[Token]]
     closed: set[str]
+    dice: DiceQueue  # the lobby's dice, on every server the driver starts
+    coin: int  # what the lobby's coin returns (0: the inviter plays O in game one)
 
     def create_account(self, name: str, password: str) -> None: ...
     def connect(self, client: str) -> Deferred[None] | None: ...
@@ -226,6 +276,12 @@ async def replay(transcript: Transcript, driver: Driver) -> None:
         if step.action == "closed":
             must_close.add(step.client)
             continue
+        if step.action == "dice":
+            driver.dice.add(step.rolls)
+            continue
+        if step.action == "coin":
+            driver.coin = int(step.text)
+            continue
         await settle(f"line {step.line_number}")
         if step.action == "connect":
             expected[step.client] = []
@@ -242,6 +298,9 @@ async def replay(transcript: Transcript, driver: Driver) -> None:
             expected.clear()
             must_close.clear()
     await settle("the end")
+    if driver.dice.remaining:
+        raise TranscriptMismatch(
+            f"{transcript.name}: {driver.dice.remaining} scripted rolls were never used")
 
 
 def all_received(tokens: Iterable[list[Token]]) -> list[Token]:
