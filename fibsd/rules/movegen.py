@@ -47,6 +47,7 @@ FIBS is silent or stricter:
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Iterable, Sequence, TextIO
 
@@ -485,8 +486,17 @@ def run(lines: Iterable[str], out: TextIO) -> None:
 
 
 def main() -> None:
-    """Console script ``fibsd-movegen``: queries on stdin, JSON lines on stdout."""
-    run(sys.stdin, sys.stdout)
+    """Console script ``fibsd-movegen``: queries on stdin, JSON lines on stdout.
+
+    A reader that goes away (``fibsd-movegen < queries | head``) ends the tool quietly,
+    as any Unix filter does, rather than with a traceback.
+    """
+    try:
+        run(sys.stdin, sys.stdout)
+    except BrokenPipeError:
+        # The interpreter flushes stdout again at exit: point it at /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":
