@@ -68,7 +68,7 @@ def k_factor(experience: int) -> float:
 
 def underdog_probability(difference: float, match_length: int) -> float:
     """FIBS's chance that the lower-rated player wins a match of this length."""
-    return 1.0 / (10.0 ** (difference * math.sqrt(match_length) / 2000.0) + 1.0)
+    return 1.0 / (math.pow(10.0, difference * math.sqrt(match_length) / 2000.0) + 1.0)
 
 
 def rate_match(winner_rating: float, winner_experience: int, loser_rating: float,

@@ -90,10 +90,10 @@ _HALF = 1 << (_HIT_SHIFT - 1)
 # A result of legal moves from a valid position is valid, and re-validating each one would
 # cost ten times building it: results (and their plays) are filled through the slot
 # descriptors, which is what the frozen dataclasses' own __init__ does, minus the checks.
-_SET_PLAYER = Position.player.__set__  # type: ignore[attr-defined]
-_SET_OPPONENT = Position.opponent.__set__  # type: ignore[attr-defined]
-_SET_MOVES = Play.moves.__set__  # type: ignore[attr-defined]
-_SET_RESULT = Play.result.__set__  # type: ignore[attr-defined]
+_SET_PLAYER = Position.player.__set__  # type: ignore[attr-defined,misc]
+_SET_OPPONENT = Position.opponent.__set__  # type: ignore[attr-defined,misc]
+_SET_MOVES = Play.moves.__set__  # type: ignore[attr-defined,misc]
+_SET_RESULT = Play.result.__set__  # type: ignore[attr-defined,misc]
 
 
 def _check_dice(dice: tuple[int, int]) -> tuple[int, int]:
