@@ -1,0 +1,586 @@
+"""Load benchmark: a fibsd server in its own process, bot pairs playing real matches at
+full speed, idle CLIP connections, and a correctness check of the database at the end.
+
+    .venv/bin/python benchmarks/load.py --matches 50 --idle 500 --duration 60 --logins 200
+
+Phases (all on loopback, fresh database in a temporary directory):
+
+1. Accounts are written straight into a new database (one argon2 hash at the
+   configured cost, shared by all), then the server starts as a subprocess
+   (``python -m fibsd`` with a generated config: no user limit in the way, no shout
+   limit, no idle timeout), so its CPU and memory are its own.
+2. Login burst: ``--logins`` accounts log in over CLIP at once; the time until the
+   last ``1`` (welcome) line, with at most ``CONNECT_WINDOW`` connections waiting for
+   the banner at any time (see there).  They stay on as idle users.
+3. The rest of the ``--idle`` connections log in (200 at a time); the server's RSS
+   before and after gives RSS per idle connection.
+4. ``--matches`` pairs of ``fibsd.client.bot.Bot`` (the heuristic brain) play
+   ``--length``-point matches back to back for ``--duration`` seconds; counted are
+   game actions (own rolls, moves, doubles, takes, drops), matches finished, and the
+   time from each command to the line that answers it.
+5. The bots finish the match they are in (at most ``--drain`` seconds; what is left
+   is saved when they disconnect), then a user shouts ``--shouts`` times: the time until
+   every idle connection has the ``13`` line, and the server CPU it cost.
+6. The server is stopped (SIGTERM: it says goodbye and saves running matches), and the
+   database is checked: each finished match's record replays to its stored score, each
+   rating is 1500 plus the sum of its rating changes, and every match the bots began
+   is finished or saved.  Any failure (or any error or unknown line seen by a bot)
+   makes the exit status 1.
+
+The clients all run in this process on one reactor.  Idle connections do not parse
+what they receive; the bots parse every line with the client library except the
+who-info and login/logout notices (CLIP 5-8), which they count and skip: those are
+the bulk of the traffic at this size and a bot has no use for them.
+
+``--nodelay`` starts the server with TCP_NODELAY on its connections (a patch applied
+in the server process only) to measure the fix proposed in benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from twisted.internet import defer, task  # noqa: E402
+from twisted.internet.protocol import ClientFactory, Protocol  # noqa: E402
+
+from fibsd.client import events as ev  # noqa: E402
+from fibsd.client.bot import Bot, Stats  # noqa: E402
+from fibsd.client.protocol import (  # noqa: E402
+    ClipClientFactory, ClipClientProtocol, Credentials, Stage,
+)
+
+PASSWORD = "secret"
+SKIPPED = (b"5 ", b"6", b"7 ", b"8 ")  # CLIP who-info, its end, login and logout notices
+LOGIN_BATCH = 200
+LOGIN_TIMEOUT = 120
+# Connections in flight that have not yet seen the server's banner.  fibsd listens with
+# Twisted's default backlog of 50; a connection beyond a full accept queue is dropped
+# silently and its client waits forever, so the clients never have more pending.
+CONNECT_WINDOW = 40
+SHOUTER = "shouter"
+
+
+def account(prefix: str, number: int) -> str:
+    """A FIBS name (letters only) for account ``number`` of a group."""
+    letters = ""
+    while True:
+        number, digit = divmod(number, 26)
+        letters = chr(ord("a") + digit) + letters
+        if number == 0:
+            return prefix + letters
+
+
+# -- the server process ----------------------------------------------------------
+
+
+def serve(config: str, nodelay: bool) -> None:
+    """The server subprocess: ``fibsd --config`` (optionally with TCP_NODELAY)."""
+    if nodelay:
+        from fibsd.server.protocol import FibsProtocol
+
+        made = FibsProtocol.connectionMade
+
+        def connection_made(self: Any) -> None:
+            made(self)
+            self.transport.setTcpNoDelay(True)
+
+        FibsProtocol.connectionMade = connection_made  # type: ignore[method-assign]
+    from fibsd.__main__ import main
+
+    sys.exit(main(["--config", config]))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def create_database(path: Path, names: Sequence[str]) -> None:
+    """A migrated database holding ``names``, all with the password ``secret``."""
+    from fibsd.config import load_settings
+    from fibsd.server.passwords import _hasher
+    from fibsd.store.sqlite import SQLiteStore
+
+    cost = load_settings(REPO / "config" / "fibsd.toml", {}).passwords
+    hashed = _hasher(cost).hash(PASSWORD)
+    SQLiteStore(str(path)).close()  # creates the schema
+    now = int(time.time())
+    with sqlite3.connect(path) as conn:
+        conn.executemany("INSERT INTO users (name, password_hash, created) VALUES (?, ?, ?)",
+                         [(name, hashed, now) for name in names])
+
+
+def write_config(directory: Path, port: int, users: int) -> Path:
+    config = directory / "fibsd.toml"
+    config.write_text(f"""
+interface = "127.0.0.1"
+port = {port}
+database = "{directory / 'fibsd.sqlite'}"
+idle_timeout = 0
+motd = "{REPO / 'config' / 'motd.txt'}"
+help_dir = "{REPO / 'config' / 'help'}"
+[limits]
+max_users = {users}
+shouts_per_minute = 100000
+""")
+    return config
+
+
+class ServerProcess:
+    """The server subprocess and its CPU time and memory from /proc."""
+
+    def __init__(self, directory: Path, port: int, users: int, nodelay: bool) -> None:
+        config = write_config(directory, port, users)
+        self.log = open(directory / "server.log", "w")  # noqa: SIM115
+        command = [sys.executable, __file__, "--serve", str(config)] + (["--nodelay"] if nodelay else [])
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, cwd=REPO)
+        self.port = port
+
+    def wait_listening(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise SystemExit(f"the server exited with {self.process.returncode}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise SystemExit("the server did not start listening")
+
+    def cpu(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def memory(self) -> tuple[int, int]:
+        """(RSS, peak RSS) in bytes."""
+        values = {}
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(rest.split()[0]) * 1024
+        return values["VmRSS"], values["VmHWM"]
+
+    def stop(self, timeout: float = 120) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        finally:
+            self.log.close()
+
+
+# -- idle connections ------------------------------------------------------------
+
+
+class IdleClient(Protocol):
+    """Logs in over CLIP and then only counts what arrives (and spots a shout)."""
+
+    def __init__(self, name: str, monitor: IdleMonitor) -> None:
+        self.name = name
+        self.monitor = monitor
+        self.head = b""
+        self.tail = b""
+        self.logged_in = False
+        self.received = 0
+        self.shouts = 0
+        self.welcome = b"\n1 " + name.encode() + b" "
+
+    def connectionMade(self) -> None:
+        self.transport.setTcpNoDelay(True)
+
+    def dataReceived(self, data: bytes) -> None:
+        if not self.received:
+            self.monitor.greeted()
+        self.received += len(data)
+        if not self.logged_in:
+            self.head += data
+            if self.head.endswith(b"login: "):
+                self.head = b""
+                self.transport.write(f"login idle 1008 {self.name} {PASSWORD}\r\n".encode())
+            elif self.welcome in self.head:
+                self.logged_in, self.head = True, b""
+                self.monitor.logged_in(self)
+            return
+        chunk = self.tail + data
+        found = chunk.count(self.monitor.marker) if self.monitor.marker else 0
+        if found:
+            self.shouts += found
+            self.monitor.heard(self, found)
+        self.tail = data[-40:]
+
+    def connectionLost(self, reason: Any = None) -> None:
+        self.monitor.lost(self)
+
+
+class IdleMonitor:
+    """Counts logins and shouts heard over all idle connections."""
+
+    def __init__(self) -> None:
+        self.clients: list[IdleClient] = []
+        self.waiting_login: defer.Deferred[None] | None = None
+        self.expected_logins = 0
+        self.logins = 0
+        self.marker = b""
+        self.heard_count = 0
+        self.waiting_heard: defer.Deferred[float] | None = None
+        self.expected_heard = 0
+        self.lost_count = 0
+        self.ungreeted = 0
+        self.queue: list[str] = []
+        self.connect: Any = None
+
+    def launch(self) -> None:
+        """Connect queued names while fewer than ``CONNECT_WINDOW`` wait for the banner."""
+        while self.queue and self.ungreeted < CONNECT_WINDOW:
+            self.ungreeted += 1
+            self.connect(self.queue.pop())
+
+    def greeted(self) -> None:
+        self.ungreeted -= 1
+        self.launch()
+
+    def logged_in(self, client: IdleClient) -> None:
+        self.logins += 1
+        if self.waiting_login is not None and self.logins >= self.expected_logins:
+            waiting, self.waiting_login = self.waiting_login, None
+            waiting.callback(None)
+
+    def heard(self, client: IdleClient, count: int) -> None:
+        self.heard_count += count
+        if self.waiting_heard is not None and self.heard_count >= self.expected_heard:
+            waiting, self.waiting_heard = self.waiting_heard, None
+            waiting.callback(time.perf_counter())
+
+    def lost(self, client: IdleClient) -> None:
+        self.lost_count += 1
+
+
+class IdleFactory(ClientFactory):
+    def __init__(self, name: str, monitor: IdleMonitor) -> None:
+        self.name = name
+        self.monitor = monitor
+
+    def buildProtocol(self, addr: Any) -> IdleClient:
+        client = IdleClient(self.name, self.monitor)
+        self.monitor.clients.append(client)
+        return client
+
+
+async def log_in_idle(reactor: Any, port: int, names: Sequence[str], monitor: IdleMonitor) -> float:
+    """Connect ``names`` at once; seconds until every one has its welcome line."""
+    started = time.perf_counter()
+    done: defer.Deferred[None] = defer.Deferred()
+    monitor.expected_logins = monitor.logins + len(names)
+    monitor.waiting_login = done
+    monitor.connect = lambda name: reactor.connectTCP("127.0.0.1", port, IdleFactory(name, monitor))
+    monitor.queue = list(reversed(names))
+    monitor.launch()
+    try:
+        await done.addTimeout(LOGIN_TIMEOUT, reactor)
+    except defer.TimeoutError:
+        stuck = [c for c in monitor.clients if not c.logged_in]
+        raise SystemExit(f"{len(stuck)} idle logins unfinished after {LOGIN_TIMEOUT} s, e.g. "
+                         f"{[(c.name, c.received, c.head[-80:]) for c in stuck[:3]]}") from None
+    return time.perf_counter() - started
+
+
+# -- bots ------------------------------------------------------------------------
+
+
+class LeanProtocol(ClipClientProtocol):
+    """The library's protocol, minus parsing the CLIP 5-8 broadcasts once logged in."""
+
+    skipped = 0
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self.transport.setTcpNoDelay(True)
+
+    def lineReceived(self, line: bytes) -> None:
+        if self.stage is Stage.READY and line.startswith(SKIPPED):
+            LeanProtocol.skipped += 1
+            return
+        super().lineReceived(line)
+
+
+class LeanFactory(ClipClientFactory):
+    protocol = LeanProtocol
+
+    def buildProtocol(self, addr: Any) -> ClipClientProtocol:
+        protocol = LeanProtocol(self.credentials, self.handler, clock=getattr(self, "clock", None))
+        protocol.factory = self
+        protocol.logged_in.wait().addCallbacks(lambda _: self._logged_in(protocol), self._refused)
+        self.current = protocol
+        if self.connected is not None:
+            self.connected(protocol)
+        return protocol
+
+
+class BeginCounter(Bot):
+    """A bot that also counts the matches it begins, for the final check."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.begun = 0
+        self.protocols: list[ClipClientProtocol] = []
+
+    def attach(self, protocol: ClipClientProtocol) -> None:
+        super().attach(protocol)
+        self.protocols.append(protocol)
+
+    def on_NewMatch(self, event: ev.NewMatch) -> None:
+        super().on_NewMatch(event)
+        self.begun += 1
+
+
+async def start_bots(reactor: Any, port: int, pairs: int, length: int,
+                     stats: Stats) -> list[tuple[BeginCounter, BeginCounter]]:
+    bots = []
+    for number in range(pairs):
+        host = BeginCounter(account("ba", number), clock=reactor, stats=stats)
+        guest = BeginCounter(account("bb", number), invite=host.name, length=length,
+                             clock=reactor, stats=stats)
+        bots.append((host, guest))
+    for start in range(0, pairs, CONNECT_WINDOW // 2):
+        logins = []
+        for host, guest in bots[start:start + CONNECT_WINDOW // 2]:
+            for bot in (host, guest):
+                factory = LeanFactory(Credentials(bot.name, PASSWORD, "loadbot"), bot,
+                                      clock=reactor, connected=bot.attach)
+                reactor.connectTCP("127.0.0.1", port, factory)
+                logins.append(factory.first_login.wait())
+        await defer.gatherResults(logins)
+    return bots
+
+
+# -- measuring -------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def sleep(reactor: Any, seconds: float) -> None:
+    await task.deferLater(reactor, seconds, lambda: None)
+
+
+async def shout_cost(reactor: Any, shouter: ClipClientProtocol, monitor: IdleMonitor,
+                     server: ServerProcess, shouts: int) -> tuple[float, float, float]:
+    """Median (echo seconds, last recipient seconds), and server CPU seconds per shout."""
+    echoes, lasts, cpus = [], [], []
+    for number in range(shouts):
+        text = f"load test shout {number}"
+        monitor.marker = f"13 {SHOUTER} {text}\r\n".encode()
+        monitor.heard_count = 0
+        monitor.expected_heard = sum(1 for c in monitor.clients if c.logged_in and c.transport.connected)
+        heard: defer.Deferred[float] = defer.Deferred()
+        monitor.waiting_heard = heard
+        echo = shouter.wait_for(ev.YouShout)
+        cpu = server.cpu()
+        started = time.perf_counter()
+        shouter.send(f"shout {text}")
+        await echo
+        echoes.append(time.perf_counter() - started)
+        lasts.append(await heard.addTimeout(120, reactor) - started)
+        await sleep(reactor, 0.5)  # let the CPU counter catch up with the writes
+        cpus.append(server.cpu() - cpu)
+    monitor.marker = b""
+    return statistics.median(echoes), statistics.median(lasts), statistics.median(cpus)
+
+
+# -- the correctness check -------------------------------------------------------
+
+
+def check_database(path: Path, bots: Sequence[tuple[BeginCounter, BeginCounter]]) -> list[str]:
+    from fibsd.rules.match import Match
+
+    problems = []
+    conn = sqlite3.connect(path)
+    finished = conn.execute(
+        "SELECT winner, loser, length, winner_points, loser_points, record, "
+        "winner_rating_change, loser_rating_change FROM finished_matches").fetchall()
+    changes: dict[str, float] = {}
+    per_pair: dict[frozenset[str], int] = {}
+    for winner, loser, length, w_points, l_points, record, w_change, l_change in finished:
+        changes[winner] = changes.get(winner, 0.0) + w_change
+        changes[loser] = changes.get(loser, 0.0) + l_change
+        pair = frozenset((winner, loser))
+        per_pair[pair] = per_pair.get(pair, 0) + 1
+        try:
+            data = json.loads(record)
+            names = data["players"]
+            replayed = Match.from_record(data["match"])
+            score = dict(zip(names, replayed.score))
+            if not replayed.over or (score[winner], score[loser]) != (w_points, l_points) \
+                    or w_points < length:
+                problems.append(f"{winner}-{loser}: record replays to {score}, stored "
+                                f"{w_points}-{l_points} of {length}")
+        except Exception as error:  # any way a record can be broken is a finding
+            problems.append(f"{winner}-{loser}: record does not replay: {error!r}")
+    for name, rating in conn.execute("SELECT name, rating FROM users"):
+        expected = 1500.0 + changes.get(name, 0.0)
+        if abs(rating - expected) > 1e-6:
+            problems.append(f"{name}: rating {rating} but 1500 + changes = {expected}")
+    saved = {frozenset(row) for row in conn.execute("SELECT player_a, player_b FROM saved_matches")}
+    for host, guest in bots:
+        pair = frozenset((host.name, guest.name))
+        done = per_pair.get(pair, 0) + (1 if pair in saved else 0)
+        if done != guest.begun:
+            problems.append(f"{guest.name}-{host.name}: {guest.begun} matches begun, "
+                            f"{per_pair.get(pair, 0)} finished, saved: {pair in saved}")
+    conn.close()
+    return problems
+
+
+# -- the run ---------------------------------------------------------------------
+
+
+async def run(reactor: Any, options: argparse.Namespace) -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = 2 * (options.idle + 2 * options.matches) + 200  # both ends live on this machine
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, needed)), hard))
+    directory = Path(tempfile.mkdtemp(prefix="fibsd-load-"))
+    idle_names = [account("ia", n) for n in range(max(options.idle, options.logins))]
+    bot_names = [account(p, n) for n in range(options.matches) for p in ("ba", "bb")]
+    started = time.perf_counter()
+    create_database(directory / "fibsd.sqlite", [*idle_names, *bot_names, SHOUTER])
+    print(f"database: {len(idle_names) + len(bot_names) + 1} accounts in "
+          f"{time.perf_counter() - started:.1f} s ({directory})")
+    users = len(idle_names) + len(bot_names) + 10
+    server = ServerProcess(directory, free_port(), users, options.nodelay)
+    server.wait_listening()
+    port = server.port
+    rss0, _ = server.memory()
+    monitor = IdleMonitor()
+    failures: list[str] = []
+    bots: list[tuple[BeginCounter, BeginCounter]] = []
+    try:
+        burst = await log_in_idle(reactor, port, idle_names[:options.logins], monitor)
+        print(f"login burst: {options.logins} logins in {burst:.2f} s")
+        await sleep(reactor, 2)
+        rss1, _ = server.memory()
+        rest = idle_names[options.logins:options.idle]
+        started = time.perf_counter()
+        for start in range(0, len(rest), LOGIN_BATCH):
+            await log_in_idle(reactor, port, rest[start:start + LOGIN_BATCH], monitor)
+        if rest:
+            print(f"idle logins: {len(rest)} more in {time.perf_counter() - started:.1f} s")
+        await sleep(reactor, 2)
+        rss2, _ = server.memory()
+        print(f"server RSS: {rss0 / 2**20:.1f} MB empty, {rss1 / 2**20:.1f} MB after the burst, "
+              f"{rss2 / 2**20:.1f} MB with {monitor.logins} idle CLIP users")
+        if rest:
+            print(f"RSS per idle connection (the {len(rest)} after the burst): "
+                  f"{(rss2 - rss1) / len(rest) / 1024:.1f} KB")
+        shouter_factory = LeanFactory(Credentials(SHOUTER, PASSWORD, "loadbot"), None, clock=reactor)
+        reactor.connectTCP("127.0.0.1", port, shouter_factory)
+        shouter = await shouter_factory.first_login.wait()
+
+        stats = Stats()
+        started = time.perf_counter()
+        bots = await start_bots(reactor, port, options.matches, options.length, stats)
+        print(f"bots: {2 * options.matches} logged in in {time.perf_counter() - started:.1f} s")
+        await sleep(reactor, min(5.0, options.duration / 4))  # let the matches start
+        stats.latencies.clear()
+        actions0, matches0, cpu0 = stats.actions, stats.matches, server.cpu()
+        window = time.perf_counter()
+        await sleep(reactor, options.duration)
+        elapsed = time.perf_counter() - window
+        actions, matches = stats.actions - actions0, (stats.matches - matches0) / 2
+        cpu = server.cpu() - cpu0
+        latencies = list(stats.latencies)
+        rss3, _ = server.memory()
+        print(f"play: {options.matches} concurrent {options.length}-point matches for {elapsed:.0f} s: "
+              f"{actions / elapsed:.0f} game actions/s, {matches / elapsed * 60:.0f} matches "
+              f"finished/min, server CPU {cpu:.1f} s ({cpu / elapsed:.0%} of a core), RSS "
+              f"{rss3 / 2**20:.1f} MB")
+        print(f"latency (command -> answering line, {len(latencies)} commands): "
+              f"p50 {percentile(latencies, .5) * 1000:.1f} ms, p95 {percentile(latencies, .95) * 1000:.1f} ms, "
+              f"p99 {percentile(latencies, .99) * 1000:.1f} ms, max {max(latencies, default=0) * 1000:.1f} ms")
+        print(f"bot side: {LeanProtocol.skipped} CLIP 5-8 lines skipped unparsed; client process CPU "
+              f"{resource.getrusage(resource.RUSAGE_SELF).ru_utime:.1f} s user so far")
+
+        for host, guest in bots:
+            for bot in (host, guest):
+                bot.match_limit = bot.matches_played + (1 if bot.playing else 0)
+                bot.invite_name = None if not bot.playing else bot.invite_name
+        drained = [bot.finished.wait() for pair in bots for bot in pair
+                   if bot.match_limit and bot.match_limit > bot.matches_played]
+        try:
+            await defer.gatherResults(drained).addTimeout(options.drain, reactor)
+        except defer.TimeoutError:
+            print(f"drain: not all matches finished in {options.drain} s; they are saved at logout")
+        echo, last, shout_cpu = await shout_cost(reactor, shouter, monitor, server, options.shouts)
+        print(f"shout to {monitor.expected_heard} idle users (+{2 * options.matches} bots): echo "
+              f"{echo * 1000:.1f} ms, last recipient {last * 1000:.0f} ms, server CPU "
+              f"{shout_cpu * 1000:.0f} ms")
+
+        total_cpu = server.cpu()
+        _, peak = server.memory()
+        print(f"server total: CPU {total_cpu:.1f} s, peak RSS {peak / 2**20:.1f} MB")
+        for host, guest in bots:
+            for bot in (host, guest):
+                for protocol in bot.protocols:
+                    failures += [f"{bot.name}: unknown line {line!r}" for line in protocol.unknown_lines]
+        failures += [f"error line during play: {text}" for text in stats.errors[:20]]
+    finally:
+        code = server.stop()
+        if code != 0:
+            failures.append(f"server exit status {code}")
+    failures += check_database(directory / "fibsd.sqlite", bots)
+    finished = sqlite3.connect(directory / "fibsd.sqlite").execute(
+        "SELECT count(*) FROM finished_matches").fetchone()[0]
+    print(f"check: {finished} finished matches, {len(failures)} problems")
+    for failure in failures[:30]:
+        print("  " + failure)
+    return 1 if failures else 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=50, help="concurrent bot pairs")
+    parser.add_argument("--idle", type=int, default=500, help="idle CLIP connections")
+    parser.add_argument("--duration", type=float, default=60, help="seconds of measured play")
+    parser.add_argument("--logins", type=int, default=200, help="size of the login burst")
+    parser.add_argument("--length", type=int, default=3, help="match length the bots play")
+    parser.add_argument("--shouts", type=int, default=3)
+    parser.add_argument("--drain", type=float, default=60,
+                        help="seconds the bots get to finish their matches")
+    parser.add_argument("--nodelay", action="store_true", help="server sockets with TCP_NODELAY")
+    parser.add_argument("--serve", metavar="CONFIG", help=argparse.SUPPRESS)
+    options = parser.parse_args(argv)
+    if options.serve:
+        serve(options.serve, options.nodelay)
+        return
+    task.react(lambda reactor: defer.Deferred.fromCoroutine(_exit_with(reactor, options)))
+
+
+async def _exit_with(reactor: Any, options: argparse.Namespace) -> None:
+    code = await run(reactor, options)
+    if code:
+        raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    main()
