@@ -27,6 +27,7 @@ from tests.server.transcript import (
     Tokenizer,
     TranscriptMismatch,
     parse,
+    parse_rolls,
     replay,
     transcripts,
 )
@@ -281,3 +282,25 @@ def test_every_received_line_is_catalogued(tmp_path: Path) -> None:
     assert RECEIVED
     assert unknown == []
 
+
+
+def test_dice_statements_are_read_strictly() -> None:
+    assert parse_rolls("33 52  64") == [(3, 3), (5, 2), (6, 4)]
+    for bad in ("", "3", "07", "3-1", "31,66", "317"):
+        with pytest.raises(ValueError):
+            parse_rolls(bad)
+
+
+def test_rolls_left_unused_fail_the_transcript(tmp_path: Path) -> None:
+    path = tmp_path / "unused.txt"
+    path.write_text("coin 1\ndice 31 66\n", encoding="ascii")
+    driver = MemoryDriver(tmp_path / "fibsd.sqlite")
+    try:
+        failures: list[Failure] = []
+        Deferred.fromCoroutine(replay(parse(path), driver)).addErrback(failures.append)
+        assert len(failures) == 1
+        assert failures[0].check(TranscriptMismatch)
+        assert "2 scripted rolls were never used" in str(failures[0].value)
+        assert driver.server.lobby.coin() == 1
+    finally:
+        driver.stop()
