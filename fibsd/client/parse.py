@@ -416,7 +416,7 @@ TEXT_RULES: tuple[Rule, ...] = (
     _rule(r"^(?P<text>max_logins is [0-9]+ \(maximum: [0-9]+\))$", ev.Information, kind="show"),
     _rule(r"^(?P<text>[A-Z][A-Za-z_+-]*(?:/[A-Za-z0-9_+-]+)+(?: [A-Z][A-Za-z_+-]*(?:/[A-Za-z0-9_+-]+)*)*)$",
           ev.Information, kind="timezones"),
-    _rule(r"^(?P<text>   [+|].*|  v\|.*|   BAR: O-[0-9]+ X-[0-9]+ .*|    [0-9][0-9 ]+)$", ev.Information,
+    _rule(r"^(?P<text>   [+|].*|  v\|.*|   BAR: O-[0-9]+ X-[0-9]+ .*| {4,5}[0-9][0-9 ]+)$", ev.Information,
           kind="ascii_board"),
 )
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fibsd.server.commands import resolve
+from fibsd.server.commands import command_names, resolve
 from tests.helpers import FakeServer
 
 
@@ -47,8 +47,7 @@ def test_name_completion_prefers_case_then_uniqueness() -> None:
 HELP = Path(__file__).resolve().parent.parent.parent / "config" / "help"
 
 
-@pytest.mark.parametrize("name", ["bye", "quit", "who", "rawwho", "whois", "help", "show",
-                                  "motd", "beginner"])
+@pytest.mark.parametrize("name", [*command_names(), "beginner"])
 def test_help_topics_exist(name: str) -> None:
     assert (HELP / f"{name}.txt").is_file()
 
