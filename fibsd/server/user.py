@@ -39,6 +39,9 @@ class OnlineUser:
     playing: str | None = None  # the opponent's name while in a match
     watching: str | None = None  # the name of the player whose game is watched
     departure: str = ""  # the logout notice others saw (set by the lobby on logout)
+    # The terms of the last invitation each inviter sent this user (0 unlimited, None
+    # resume): a join must not bind to terms the user may not have read yet.
+    invitations_seen: dict[str, int | None] = field(default_factory=dict)
 
     @classmethod
     def from_record(

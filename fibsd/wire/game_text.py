@@ -102,6 +102,13 @@ JOIN_TWO_GAMES = "** You can't play two games at once"
 SAVED_CORRUPT = "** ERROR: Saved match is corrupt. Please start another one."
 
 
+def invitation_changed(inviter: str, length: int | None) -> str:
+    """A ``join`` that may have been meant for the inviter's earlier, different terms."""
+    terms = "to resume a saved match" if length is None else f"to {_length(length)}"
+    return (f"** {inviter} changed the invitation: it is now {terms}. "
+            f"Type 'join {inviter}' again to accept.")
+
+
 def didnt_invite(name: str) -> str:
     return f"** {name} didn't invite you."
 

@@ -304,10 +304,15 @@ def test_invitation_refusals() -> None:
     assert got["alice"] == ["** You invited bob to an unlimited match."]
     assert got["bob"] == ["alice wants to play an unlimited match with you.",
                           "Type 'join alice' to accept."]
-    send("alice", "invite bob 1")  # replaces the first: join binds to what bob saw last
+    send("alice", "invite bob unlimited")  # the same terms again: nothing to confirm
+    lines()
+    send("alice", "invite bob 1")  # other terms: bob's join may have been meant for the old
     lines()
     send("carol", "join alice")
     assert lines("carol") == ["** alice didn't invite you."]
+    send("bob", "join alice")
+    assert lines("bob") == ["** alice changed the invitation: it is now to a 1 point match. "
+                            "Type 'join alice' again to accept."]
     send("bob", "join alice")
     got = lines()
     assert got["bob"][0] == "** You are now playing a 1 point match with alice"
@@ -569,6 +574,10 @@ def test_leave_saves_and_invite_join_resumes_everything() -> None:
     got = table.lines()
     assert got["bob"] == ["** You invited alice to resume a saved match."]
     assert got["alice"] == ["bob wants to resume a saved match with you.", "Type 'join bob' to accept."]
+    table.send("alice", "join bob")  # might have been meant for the new 3-point match
+    assert table.lines() == {"alice": ["** bob changed the invitation: it is now to resume a "
+                                       "saved match. Type 'join bob' again to accept."],
+                             "bob": [], "carol": []}
     table.send("alice", "join bob")
     got = table.lines()
     assert got["alice"][:5] == ["You are now playing with bob. Your running match was loaded.",

@@ -3,13 +3,16 @@ between-games.md 1, 2, 6 and game-play.md).
 
 Invitations: each user has at most one outstanding invitation (a new one replaces it);
 it is dropped when the inviter starts playing or logs out.  An invitation is registered
-at the moment its lines are sent to the invitee, so ``join <name>`` always binds to the
-invitation the joiner was last shown by ``<name>`` and never to one he has not seen.
+at the moment its lines are sent to the invitee, so ``join <name>`` never binds to one
+he has not been sent.  One race is left that ordering alone cannot settle: ``<name>``
+re-invites with other terms while the joiner's ``join`` for the old terms is on its way.
+So an invitation whose terms differ from the last ones that inviter showed the joiner is
+*unconfirmed*: the first ``join`` restates the new terms and asks again, the second binds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import maybeDeferred
@@ -40,6 +43,7 @@ class Invitation:
     inviter: str
     invitee: str
     length: int | None  # 0 unlimited, None: resume the saved match
+    confirmed: bool = True  # False: the terms changed since the invitee last saw this inviter's
 
 
 def _user(session: Session) -> OnlineUser:
@@ -98,7 +102,10 @@ def invite(session: Session, rest: str) -> Any:
         if length is not None and saved is not None:
             lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
         lines.append(text.type_join(user.name))
-        lobby.invitations[user.name] = Invitation(user.name, target.name, length)
+        seen = target.invitations_seen
+        confirmed = seen.get(user.name, length) == length
+        seen[user.name] = length
+        lobby.invitations[user.name] = Invitation(user.name, target.name, length, confirmed)
         session.send(text.you_invited(target.name, length))
         if target.away is not None:
             session.send(chat.is_away(target.name, target.away))
@@ -143,6 +150,10 @@ def join(session: Session, rest: str) -> Any:
         return session.send(text.join_already_playing(inviter.name))
     if not inviter.ready:
         return session.send(text.refusing_games(inviter.name))
+    if not invitation.confirmed:
+        lobby.invitations[inviter.name] = replace(invitation, confirmed=True)
+        return session.send(text.invitation_changed(inviter.name, invitation.length))
+    user.invitations_seen.pop(inviter.name, None)  # answered: no longer an open offer
 
     def still_valid() -> bool:
         return (lobby.invitations.get(inviter.name) is invitation
