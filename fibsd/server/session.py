@@ -348,6 +348,11 @@ class Session:
         if words[0] == "login" and len(words) >= 5:
             _, client, _version, name, password = words[:5]
             return self._authenticate(name, password, client=client[:20])
+        if words[0] == "login" and len(words) > 1:
+            # A client's login line with a field missing (an empty password, say):
+            # answer as for a wrong password, which every client recognises, rather
+            # than taking "login" for a name and waiting for a password that never comes.
+            return self._login_failed(client=words[1])
         if words[0] == "guest":
             if not self.settings.registration:
                 self.write(f"{REGISTRATION_CLOSED}\r\n" + LOGIN_PROMPT)

@@ -323,6 +323,19 @@ def test_empty_password_goes_back_to_choosing_a_name() -> None:
     assert guest.closed
 
 
+def test_a_login_line_with_fields_missing_fails_like_a_wrong_password() -> None:
+    server = FakeServer()
+    server.register("alice")
+    client = server.connect()
+    client.received()
+    client.send("login test 1008 alice")
+    assert client.received() == b"\r\nlogin: "
+    client.send("login test")
+    assert client.received() == b"\r\nlogin: "
+    client.send("login test 1008 alice secret")
+    assert client.lines()[1] == f"1 alice {T} 10.0.0.1"
+
+
 def test_commands_before_login_are_names() -> None:
     server = FakeServer()
     client = server.connect()
