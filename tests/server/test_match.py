@@ -16,6 +16,7 @@ from fibsd.rules.notation import format_fibs_moves
 from fibsd.server.match import LiveMatch
 from fibsd.wire.board import Colour, consistency_problems, parse_board, view_position
 from tests.helpers import FakeClient, FakeServer
+from tests.server.board_check import check_every_board
 from tests.server.test_transcripts import catalogue
 
 NAMES = ("alice", "bob", "carol")
@@ -26,35 +27,8 @@ ENTRIES = [entry for entry in catalogue() if entry[0] != "presence:help-text"]
 @pytest.fixture(autouse=True)
 def boards_match_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every ``board:`` line the server renders in these tests, read back with
-    ``parse_board``, must show the engine's position, dice and turn at that moment."""
-    render = LiveMatch.board_lines
-
-    def checked(match: LiveMatch, user, *, rolled=None) -> list[str]:
-        lines = render(match, user, rolled=rolled)
-        if lines[0].startswith("board:"):
-            view = parse_board(lines[0])
-            assert consistency_problems(view) == [], lines[0]
-            plays = user.name in match.names
-            player = match.names.index(user.name if plays else user.watching)
-            rules = match.rules
-            assert view_position(view, Colour(view.colour)) == rules.position_for(player)
-            assert (view.player_score, view.opponent_score) == (
-                rules.score[player], rules.score[1 - player])
-            assert view.cube == rules.cube
-            if rolled is not None:
-                shown = view.player_dice if rolled[0] == player else view.opponent_dice
-                assert shown == rolled[1]
-            elif rules.game is None or rules.game.over:
-                assert view.turn == 0
-            else:
-                acting = rules.to_act if rules.pending_double else rules.turn
-                assert view.turn == int(match.colour(acting))
-                if rules.dice is not None:
-                    shown = view.player_dice if rules.turn == player else view.opponent_dice
-                    assert sorted(shown) == sorted(rules.dice)
-        return lines
-
-    monkeypatch.setattr(LiveMatch, "board_lines", checked)
+    ``parse_board``, must show the engine's state at that moment."""
+    check_every_board(monkeypatch)
 
 
 class Table:
