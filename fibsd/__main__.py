@@ -3,12 +3,17 @@
 The same options serve ``twistd -n fibsd`` (through the plugin in
 ``fibsd/twistd_plugins/``), which calls ``makeService``.  Ctrl-C and SIGTERM stop the
 reactor; the service then says goodbye to every connection and closes the database.
+A second Ctrl-C or SIGTERM while that runs changes nothing (Twisted would log a
+``ReactorNotRunning`` traceback for it); stragglers are cut off after a grace period.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from twisted.python import usage
@@ -69,10 +74,29 @@ def main(argv: list[str] | None = None) -> int:
     globalLogBeginner.beginLoggingTo([textFileLogObserver(sys.stdout)])
     service = make_service(settings, reactor)
     reactor.callWhenRunning(service.startService)  # type: ignore[attr-defined]
+    reactor.callWhenRunning(_stop_signals_once)  # type: ignore[attr-defined]
     reactor.addSystemEventTrigger(  # type: ignore[attr-defined]
         "before", "shutdown", service.stopService)
     reactor.run()  # type: ignore[attr-defined]
     return 0
+
+
+def _stop_signals_once() -> None:
+    """Wrap the reactor's Ctrl-C and SIGTERM handlers (installed by now) so that only the
+    first such signal reaches them."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(number)
+        if callable(handler):
+            signal.signal(number, _first_only(handler))
+
+
+def _first_only(handler: Callable[[int, FrameType | None], Any]) -> Callable[..., None]:
+    def handle(number: int, frame: FrameType | None) -> None:
+        for each in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(each, signal.SIG_IGN)
+        handler(number, frame)
+
+    return handle
 
 
 if __name__ == "__main__":

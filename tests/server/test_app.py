@@ -176,6 +176,41 @@ def test_the_console_script_runs_and_stops_cleanly(tmp_path: Path, stop: int) ->
     assert database.exists()
 
 
+def test_a_second_stop_signal_during_shutdown_is_harmless(tmp_path: Path) -> None:
+    """A client that reads nothing keeps the shutdown waiting for its grace period; an
+    impatient second SIGTERM meanwhile must not log a traceback."""
+    database = tmp_path / "fibsd.sqlite"
+    store = SQLiteStore(database)
+    store.create_user("alice", argon2.using(memory_cost=64, time_cost=1).hash("secret"), 1)
+    store.close()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "fibsd", "--port", "0", "--interface", "127.0.0.1",
+         "--database", str(database)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=tmp_path)
+    try:
+        assert server.stdout is not None
+        port = int(_read_until(server.stdout, r"fibsd listening on .* port ([0-9]+)").group(1))
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            conn.sendall(b"login test 1008 alice secret\r\n")
+            received = b""
+            while not received.endswith(b"\r\n6\r\n"):
+                received += conn.recv(4096)
+            conn.sendall(b"who\r\n" * 20_000)  # far more replies than buffers hold
+            server.send_signal(signal.SIGTERM)
+            _read_until(server.stdout, r"Received SIGTERM, shutting down")
+            server.send_signal(signal.SIGTERM)
+            rest = server.stdout.read()
+        assert server.wait(timeout=10) == 0
+        assert "Traceback" not in rest
+        assert "fibsd stopped; database closed" in rest
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
 @pytest_twisted.ensureDeferred
 async def test_a_flooding_client_that_never_reads_is_paused(tmp_path: Path) -> None:
     """1 MB of `who` from a client that reads nothing: the server stops reading it once
