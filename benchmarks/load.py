@@ -32,6 +32,10 @@ what they receive; the bots parse every line with the client library except the
 who-info and login/logout notices (CLIP 5-8), which they count and skip: those are
 the bulk of the traffic at this size and a bot has no use for them.
 
+``--think SECONDS`` makes every bot wait that long before each game command: full
+speed (0, the default) measures throughput, a think time measures latency at a
+given offered load.
+
 ``--nodelay`` starts the server with TCP_NODELAY on its connections (a patch applied
 in the server process only) to measure the fix proposed in benchmarks/README.md.
 """
@@ -75,6 +79,7 @@ LOGIN_TIMEOUT = 120
 # silently and its client waits forever, so the clients never have more pending.
 CONNECT_WINDOW = 40
 SHOUTER = "shouter"
+THOUGHT = frozenset({"roll", "move", "double", "accept", "reject"})
 
 
 def account(prefix: str, number: int) -> str:
@@ -335,12 +340,20 @@ class LeanFactory(ClipClientFactory):
 
 
 class BeginCounter(Bot):
-    """A bot that also counts the matches it begins, for the final check."""
+    """A bot that counts the matches it begins (for the final check) and that may think
+    ``think`` seconds before each game command (latency is measured from the send)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, think: float = 0.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.begun = 0
+        self.think = think
         self.protocols: list[ClipClientProtocol] = []
+
+    def send(self, command: str) -> None:
+        if self.think and self.clock is not None and command.split(" ", 1)[0] in THOUGHT:
+            self.clock.callLater(self.think, super().send, command)
+        else:
+            super().send(command)
 
     def attach(self, protocol: ClipClientProtocol) -> None:
         super().attach(protocol)
@@ -351,13 +364,13 @@ class BeginCounter(Bot):
         self.begun += 1
 
 
-async def start_bots(reactor: Any, port: int, pairs: int, length: int,
-                     stats: Stats) -> list[tuple[BeginCounter, BeginCounter]]:
+async def start_bots(reactor: Any, port: int, pairs: int, length: int, stats: Stats,
+                     think: float) -> list[tuple[BeginCounter, BeginCounter]]:
     bots = []
     for number in range(pairs):
-        host = BeginCounter(account("ba", number), clock=reactor, stats=stats)
+        host = BeginCounter(account("ba", number), clock=reactor, stats=stats, think=think)
         guest = BeginCounter(account("bb", number), invite=host.name, length=length,
-                             clock=reactor, stats=stats)
+                             clock=reactor, stats=stats, think=think)
         bots.append((host, guest))
     for start in range(0, pairs, CONNECT_WINDOW // 2):
         logins = []
@@ -499,7 +512,8 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
 
         stats = Stats()
         started = time.perf_counter()
-        bots = await start_bots(reactor, port, options.matches, options.length, stats)
+        bots = await start_bots(reactor, port, options.matches, options.length, stats,
+                                options.think)
         print(f"bots: {2 * options.matches} logged in in {time.perf_counter() - started:.1f} s")
         await sleep(reactor, min(5.0, options.duration / 4))  # let the matches start
         stats.latencies.clear()
@@ -511,7 +525,9 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
         cpu = server.cpu() - cpu0
         latencies = list(stats.latencies)
         rss3, _ = server.memory()
-        print(f"play: {options.matches} concurrent {options.length}-point matches for {elapsed:.0f} s: "
+        pace = f", {options.think} s think time" if options.think else " at full speed"
+        print(f"play: {options.matches} concurrent {options.length}-point matches{pace} for "
+              f"{elapsed:.0f} s: "
               f"{actions / elapsed:.0f} game actions/s, {matches / elapsed * 60:.0f} matches "
               f"finished/min, server CPU {cpu:.1f} s ({cpu / elapsed:.0%} of a core), RSS "
               f"{rss3 / 2**20:.1f} MB")
@@ -564,6 +580,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--duration", type=float, default=60, help="seconds of measured play")
     parser.add_argument("--logins", type=int, default=200, help="size of the login burst")
     parser.add_argument("--length", type=int, default=3, help="match length the bots play")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="seconds a bot waits before each game command (0: full speed)")
     parser.add_argument("--shouts", type=int, default=3)
     parser.add_argument("--drain", type=float, default=60,
                         help="seconds the bots get to finish their matches")
