@@ -311,8 +311,15 @@ class LiveMatch:
         inviter.playing, joiner.playing = joiner.name, inviter.name
         inviter.watching = joiner.watching = None  # a player watches no one (watching.py)
         length = self.rules.length
+        report = (text.report_resume if resumed else text.report_start)(
+            inviter.name, joiner.name, length)
 
         def start() -> None:
+            # A watcher with report on hears of the match before its first game line: the
+            # live watcher of GammonBot_VII got the start line (fibs-session-2020.txt).
+            for user, _ in self.watchers():
+                if user.toggles["report"]:
+                    self._block(user, [report])
             if resumed:
                 self._block(joiner, [text.now_playing_resumed(inviter.name)])
                 self._block(inviter, [text.has_joined_resumed(joiner.name)])
@@ -326,8 +333,6 @@ class LiveMatch:
         # Others see the two who-info updates first, then the report (between-games 2.3).
         self.lobby.broadcast_who(inviter)
         self.lobby.broadcast_who(joiner)
-        report = (text.report_resume if resumed else text.report_start)(
-            inviter.name, joiner.name, length)
         self._report(report)
 
     def _report(self, line: str) -> None:
