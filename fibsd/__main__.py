@@ -17,6 +17,7 @@ from types import FrameType
 from typing import Any
 
 from twisted.python import usage
+from twisted.python.failure import Failure
 
 from fibsd.config import ConfigError, Settings, load_settings
 
@@ -49,9 +50,12 @@ def makeService(options: Options) -> Any:
     from fibsd.app import make_service
 
     try:
-        return make_service(options.settings())
+        service = make_service(options.settings())
     except ConfigError as error:
         raise SystemExit(f"fibsd: configuration error: {error}") from error
+    # The service logs a failure to listen and stops the reactor; nothing else waits.
+    service.listening.addErrback(lambda failure: None)
+    return service
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,12 +77,14 @@ def main(argv: list[str] | None = None) -> int:
 
     globalLogBeginner.beginLoggingTo([textFileLogObserver(sys.stdout)])
     service = make_service(settings, reactor)
+    failed: list[Failure] = []  # the service could not listen (it logs why)
+    service.listening.addErrback(failed.append)
     reactor.callWhenRunning(service.startService)  # type: ignore[attr-defined]
     reactor.callWhenRunning(_stop_signals_once)  # type: ignore[attr-defined]
     reactor.addSystemEventTrigger(  # type: ignore[attr-defined]
         "before", "shutdown", service.stopService)
     reactor.run()  # type: ignore[attr-defined]
-    return 0
+    return 1 if failed else 0
 
 
 def _stop_signals_once() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from twisted.application.service import MultiService
 from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.internet.endpoints import TCP4ServerEndpoint, TCP6ServerEndpoint
+from twisted.internet.error import CannotListenError
 from twisted.internet.interfaces import IListeningPort, IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -99,8 +100,11 @@ class FibsService(MultiService):
         self.listening.callback(port)
 
     def _cannot_listen(self, failure: Failure) -> None:
-        log.failure("fibsd cannot listen on {interface} port {port}", failure,
-                    interface=self.settings.interface, port=self.settings.port)
+        if failure.check(CannotListenError):  # a port in use: no traceback needed
+            log.error("fibsd cannot start: {error}", error=failure.getErrorMessage())
+        else:
+            log.failure("fibsd cannot listen on {interface} port {port}", failure,
+                        interface=self.settings.interface, port=self.settings.port)
         self.listening.errback(failure)
         if self.reactor.running:
             self.reactor.stop()

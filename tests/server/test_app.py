@@ -176,6 +176,21 @@ def test_the_console_script_runs_and_stops_cleanly(tmp_path: Path, stop: int) ->
     assert database.exists()
 
 
+def test_a_port_in_use_stops_the_server_with_one_clear_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "fibsd", "--port", str(port), "--interface", "127.0.0.1",
+             "--database", str(tmp_path / "fibsd.sqlite")],
+            capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"fibsd cannot start: Couldn't listen on 127.0.0.1:{port}" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "Unhandled error" not in result.stdout + result.stderr
+
+
 def test_a_second_stop_signal_during_shutdown_is_harmless(tmp_path: Path) -> None:
     """A client that reads nothing keeps the shutdown waiting for its grace period; an
     impatient second SIGTERM meanwhile must not log a traceback."""
