@@ -10,6 +10,7 @@ A second Ctrl-C or SIGTERM while that runs changes nothing (Twisted would log a
 from __future__ import annotations
 
 import signal
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +21,11 @@ from twisted.python import usage
 from twisted.python.failure import Failure
 
 from fibsd.config import ConfigError, Settings, load_settings
+from fibsd.store.migrations import SchemaTooNew
+
+# What opening an unusable database file raises (a directory that cannot be created,
+# a file that is not SQLite, one written by a newer fibsd).
+DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew)
 
 # The configuration next to the package in a source checkout (the README's run command).
 SOURCE_CONFIG = Path(__file__).resolve().parent.parent / "config" / "fibsd.toml"
@@ -50,9 +56,12 @@ def makeService(options: Options) -> Any:
     from fibsd.app import make_service
 
     try:
-        service = make_service(options.settings())
+        settings = options.settings()
+        service = make_service(settings)
     except ConfigError as error:
         raise SystemExit(f"fibsd: configuration error: {error}") from error
+    except DATABASE_ERRORS as error:
+        raise SystemExit(_cannot_open(settings, error)) from error
     # The service logs a failure to listen and stops the reactor; nothing else waits.
     service.listening.addErrback(lambda failure: None)
     return service
@@ -75,8 +84,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from fibsd.app import make_service
 
+    try:
+        service = make_service(settings, reactor)
+    except DATABASE_ERRORS as error:
+        print(_cannot_open(settings, error), file=sys.stderr)
+        return 2
     globalLogBeginner.beginLoggingTo([textFileLogObserver(sys.stdout)])
-    service = make_service(settings, reactor)
     failed: list[Failure] = []  # the service could not listen (it logs why)
     service.listening.addErrback(failed.append)
     reactor.callWhenRunning(service.startService)  # type: ignore[attr-defined]
@@ -85,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         "before", "shutdown", service.stopService)
     reactor.run()  # type: ignore[attr-defined]
     return 1 if failed else 0
+
+
+def _cannot_open(settings: Settings, error: Exception) -> str:
+    return f"fibsd: cannot open the database {settings.database}: {error}"
 
 
 def _stop_signals_once() -> None:

@@ -176,6 +176,22 @@ def test_the_console_script_runs_and_stops_cleanly(tmp_path: Path, stop: int) ->
     assert database.exists()
 
 
+@pytest.mark.parametrize("make_unusable", ["directory", "garbage"])
+def test_an_unusable_database_is_a_clear_error(tmp_path: Path, make_unusable: str) -> None:
+    if make_unusable == "directory":
+        (tmp_path / "file").write_text("")
+        database = tmp_path / "file" / "fibsd.sqlite"  # its directory cannot be made
+    else:
+        database = tmp_path / "fibsd.sqlite"
+        database.write_bytes(b"not a database at all" * 100)
+    result = subprocess.run(
+        [sys.executable, "-m", "fibsd", "--port", "0", "--database", str(database)],
+        capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"fibsd: cannot open the database {database}: ")
+    assert "Traceback" not in result.stdout + result.stderr
+
+
 def test_a_port_in_use_stops_the_server_with_one_clear_line(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
