@@ -106,8 +106,8 @@ class FibsService(MultiService):
             log.failure("fibsd cannot listen on {interface} port {port}", failure,
                         interface=self.settings.interface, port=self.settings.port)
         self.listening.errback(failure)
-        if self.reactor.running:
-            self.reactor.stop()
+        # fibsd's own script starts the service once the reactor runs, twistd before.
+        self.reactor.callWhenRunning(self.reactor.stop)
 
     async def _stop(self) -> None:
         if self.port is not None:

@@ -176,6 +176,30 @@ def test_the_console_script_runs_and_stops_cleanly(tmp_path: Path, stop: int) ->
     assert database.exists()
 
 
+def test_under_twistd_a_port_in_use_stops_the_server(tmp_path: Path) -> None:
+    """twistd starts services before its reactor runs: the server must still stop."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        tac = tmp_path / "fibsd.tac"
+        tac.write_text(
+            "from twisted.application.service import Application\n"
+            "from fibsd.__main__ import Options, makeService\n"
+            "options = Options()\n"
+            f"options.parseOptions(['--port', '{port}', '--interface', '127.0.0.1',"
+            f" '--database', {str(tmp_path / 'fibsd.sqlite')!r}])\n"
+            "application = Application('fibsd')\n"
+            "makeService(options).setServiceParent(application)\n")
+        result = subprocess.run(
+            [sys.executable, "-c", "from twisted.scripts.twistd import run; run()",
+             "-n", "--pidfile=", "-y", str(tac)],
+            capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert f"fibsd cannot start: Couldn't listen on 127.0.0.1:{port}" in result.stdout
+    assert "Server Shut Down." in result.stdout
+    assert "Unhandled error" not in result.stdout + result.stderr
+
+
 @pytest.mark.parametrize("make_unusable", ["directory", "garbage"])
 def test_an_unusable_database_is_a_clear_error(tmp_path: Path, make_unusable: str) -> None:
     if make_unusable == "directory":
