@@ -64,6 +64,7 @@ def makeService(options: Options) -> Any:
         raise SystemExit(_cannot_open(settings, error)) from error
     # The service logs a failure to listen and stops the reactor; nothing else waits.
     service.listening.addErrback(lambda failure: None)
+    service.reactor.callWhenRunning(_stop_signals_once)
     return service
 
 
