@@ -16,6 +16,12 @@ Losing the connection: the factory reconnects; if a match was running, the match
 is saved on the server, and after the new login the bot sends ``invite
 <opponent>`` (the resume form, between-games.md 6.3) until the opponent joins.
 A bot whose opponent dropped waits and joins the opponent's resume invitation.
+
+Usage (``python -m fibsd.client.bot`` works the same)::
+
+    fibsd-bot --name bob --password secret --register              # accept anyone
+    fibsd-bot --name alice --password secret --register --invite bob --length 5 --matches 3
+    fibsd-bot --name gnu --password secret --brain gnubg --gnubg-port 4322
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
 from fibsd.client import events as ev
 from fibsd.client import strategy
-from fibsd.client.protocol import ClipClientFactory, ClipClientProtocol, Credentials, Outcome
+from fibsd.client.protocol import (
+    ClipClientFactory, ClipClientProtocol, Credentials, LoginFailed, Outcome, connect,
+)
 from fibsd.rules.movegen import legal_plays
 from fibsd.rules.play import Play
 from fibsd.rules.position import Position
@@ -400,8 +408,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 async def run(reactor: Any, options: argparse.Namespace) -> Bot:
     """Log in (registering when asked and needed) and play until the limits are reached."""
-    from fibsd.client.protocol import LoginFailed, connect
-
     bot = Bot(options.name, make_brain(options.brain, options), invite=options.invite,
               length=options.length, matches=options.matches, games=options.games,
               clock=reactor)
