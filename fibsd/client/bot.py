@@ -437,7 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from twisted.logger import globalLogBeginner, textFileLogObserver
 
     options = parse_args(argv)
-    globalLogBeginner.beginLoggingTo([textFileLogObserver(sys.stderr)])
+    globalLogBeginner.beginLoggingTo([textFileLogObserver(sys.stderr)], redirectStandardIO=False)
     outcome: dict[str, Any] = {}
 
     def done(result: Any) -> None:
