@@ -1,0 +1,118 @@
+"""The bot's answers, event by event, on a fake connection: no server, no reactor."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fibsd.client import events as ev
+from fibsd.client.bot import Bot
+from fibsd.client.parse import classify
+
+# alice (O, moving 24 -> 1) to play an opening 5-3 against bob
+LINE = ("board:You:bob:5:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:5:3:0:0:1:1:1:"
+        "0:1:-1:0:25:0:0:0:0:2:0:0:0")
+
+
+class FakeTransport:
+    disconnecting = False
+
+
+class FakeProtocol:
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.transport = FakeTransport()
+
+    def send(self, command: str) -> None:
+        self.sent.append(command)
+
+
+def bot(**options: object) -> tuple[Bot, FakeProtocol]:
+    player = Bot("alice", **options)  # type: ignore[arg-type]
+    protocol = FakeProtocol()
+    player.protocol = protocol  # type: ignore[assignment]
+    return player, protocol
+
+
+def board(**fields: object) -> ev.Board:
+    event = classify(LINE)
+    assert isinstance(event, ev.Board)
+    return replace(event, **fields)  # type: ignore[arg-type]
+
+
+def test_the_opening_move_waits_for_the_board() -> None:
+    player, protocol = bot()
+    player(ev.YourTurnToMove())
+    assert protocol.sent == []
+    player(board())
+    assert protocol.sent == ["move 8-3 6-3"]  # makes the 3 point
+
+
+def test_rolls_then_moves_with_the_rolled_dice() -> None:
+    player, protocol = bot()
+    player(board(player_dice=(0, 0)))
+    player(ev.RollOrDouble())
+    player(ev.Rolls(ev.YOU, 6, 1))
+    player(ev.PleaseMove(2))
+    assert protocol.sent[0] == "roll" and protocol.sent[1].startswith("move ")
+    assert player.dice == (6, 1)
+
+
+def test_cube_answers() -> None:
+    player, protocol = bot()
+    player(board())
+    player(ev.Doubles("bob", must_answer=True))
+    player(ev.Doubles("bob", must_answer=False))  # a watcher's line: no answer
+    assert protocol.sent == ["accept"]
+    # match point for bob: drop and lose, so take whatever the position
+    player(board(player_score=0, opponent_score=4))
+    player(ev.Doubles("bob", must_answer=True))
+    assert protocol.sent == ["accept", "accept"]
+
+
+def test_the_free_double_after_crawford() -> None:
+    player, protocol = bot()
+    player(board(player_score=2, opponent_score=4, player_may_double=True))
+    player(ev.RollOrDouble())
+    player(board(player_score=2, opponent_score=4, player_may_double=False))
+    player(ev.RollOrDouble())
+    assert protocol.sent == ["double", "roll"]
+
+
+def test_resignations_are_answered_by_the_rule() -> None:
+    player, protocol = bot()
+    player(board())
+    player(ev.ResignOffer("bob", ev.YOU, 1, must_answer=True))
+    assert protocol.sent == ["accept"]  # bob has no gammon danger at the start
+    player(board(player_score=0, opponent_score=0, cube=2))
+    player(ev.ResignOffer("bob", ev.YOU, 1, must_answer=True))
+    assert protocol.sent == ["accept", "reject"]  # one point is less than the cube's two
+
+
+def test_invitations_from_anyone_unless_inviting() -> None:
+    player, protocol = bot()
+    player(ev.Invitation("carol", 3))
+    assert protocol.sent == ["join carol"]
+    picky, sent = bot(invite="bob", length=3)
+    picky(ev.Invitation("carol", 3))
+    picky(ev.ResumeInvitation("bob"))
+    assert sent.sent == ["join bob"]
+
+
+def test_limits_end_the_bot() -> None:
+    player, protocol = bot(games=1)
+    player(ev.NewMatch("bob", 5, you_joined=True))
+    player(ev.JoinNextGame())
+    assert protocol.sent == ["leave"] and player.finished.done
+    counted, sent = bot(matches=1, invite="bob", length=1)
+    counted(ev.NewMatch("bob", 1, you_joined=False))
+    counted(ev.MatchWon(ev.YOU, 1, 1, 0))
+    assert sent.sent == [] and counted.finished.done and counted.matches_played == 1
+
+
+def test_after_a_lost_connection_the_bot_asks_to_resume() -> None:
+    player, protocol = bot(invite="bob", length=5)
+    player(ev.NewMatch("bob", 5, you_joined=False))
+    player._lost()
+    player(ev.OwnInfo("alice", *[False] * 8, 0, *[False] * 4, 1500.0, False, True, 0, False,
+                      False, "UTC"))
+    assert protocol.sent == ["invite bob"]
