@@ -241,7 +241,8 @@ class Session:
         if self.phase is Phase.CLOSED:
             return
         self._fresh_line()
-        self.error("The server is shutting down.")
+        for line in clip.SHUTDOWN:
+            self.error(line)
         self.disconnect(goodbye=True)
 
     # --- the dispatch loop ------------------------------------------------------------

@@ -152,6 +152,15 @@ def timed_out(name: str) -> str:
     return f"Connection with {name} timed out."
 
 
+# What every connection is told when the server stops (error lines, without their
+# ``** ``); clients match FIBS's own words, name included (between-games.md 6.2).
+SHUTDOWN = (
+    "System administrator causes shutdown. FIBS is terminating.",
+    "All running games will be saved.",
+    "It will be back when the computer is rebooted.",
+)
+
+
 def closed_old_connection(name: str) -> str:
     return f"Closed old connection with user {name}."
 

@@ -121,7 +121,9 @@ async def test_stopping_says_goodbye_and_records_logouts(tmp_path: Path) -> None
         await client.lost
     finally:
         globalLogPublisher.removeObserver(observe)
-    assert client.data.endswith(b"\r\n** The server is shutting down.\r\n"
+    assert client.data.endswith(b"\r\n** System administrator causes shutdown. FIBS is terminating.\r\n"
+                                b"** All running games will be saved.\r\n"
+                                b"** It will be back when the computer is rebooted.\r\n"
                                 b"                             Goodbye.\r\n"
                                 b"Thanks for playing backgammon here. Come back soon!\r\n")
     assert events == [
