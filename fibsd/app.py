@@ -61,6 +61,9 @@ class Argon2Passwords:
     def verify(self, password: str, password_hash: str) -> Deferred[bool]:
         return passwords.verify_password(password, password_hash)
 
+    def needs_rehash(self, password_hash: str) -> bool:
+        return passwords.needs_rehash(password_hash, self.cost)
+
 
 class FibsService(MultiService):
     """The database thread plus the listening port, started and stopped in a safe order."""

@@ -54,13 +54,21 @@ class ImmediateDatabase:
 
 
 class CheapPasswords:
-    """A fast, deterministic hasher for in-memory tests (never used by the server)."""
+    """A fast, deterministic hasher for in-memory tests (never used by the server).
+
+    ``plain$<password>`` stands for a hash made at an outdated cost: it verifies, and
+    ``needs_rehash`` asks for it to be replaced.
+    """
 
     def hash(self, password: str) -> Deferred[str]:
         return succeed("sha256$" + hashlib.sha256(password.encode()).hexdigest())
 
     def verify(self, password: str, password_hash: str) -> Deferred[bool]:
-        return succeed(password_hash == "sha256$" + hashlib.sha256(password.encode()).hexdigest())
+        return succeed(password_hash in ("sha256$" + hashlib.sha256(password.encode()).hexdigest(),
+                                         "plain$" + password))
+
+    def needs_rehash(self, password_hash: str) -> bool:
+        return not password_hash.startswith("sha256$")
 
 
 def make_settings(**overrides: Any) -> Settings:

@@ -101,6 +101,7 @@ class PasswordHasher(Protocol):
 
     def hash(self, password: str) -> Deferred[str]: ...
     def verify(self, password: str, password_hash: str) -> Deferred[bool]: ...
+    def needs_rehash(self, password_hash: str) -> bool: ...
 
 
 class Connection(Protocol):
@@ -380,6 +381,11 @@ class Session:
         def checked(right: bool, record: UserRecord) -> Deferred[Phase] | Phase:
             if not right:
                 return self._login_failed(client)
+            if self.services.passwords.needs_rehash(record.password_hash):
+                # Made at an older cost: the password is at hand only now.
+                rehashed = self.services.passwords.hash(password)
+                rehashed.addCallback(lambda new: self._store("set_password_hash", record.name, new))
+                rehashed.addErrback(lambda f: log.failure("Rehashing a password failed", f))
             messages = maybeDeferred(self.db.take_messages, record.name)
             return messages.addCallback(
                 lambda stored: self._enter(record, stored, client, echo_was_off=client is None))

@@ -50,6 +50,15 @@ def test_clip_login_sequence() -> None:
     assert client.prompt() == ""
 
 
+def test_a_hash_made_at_an_old_cost_is_replaced_at_the_next_login() -> None:
+    server = FakeServer()
+    server.store.create_user("alice", "plain$secret", T)
+    clip_login(server, "alice")
+    stored = server.store.get_user("alice")
+    assert stored is not None and stored.password_hash.startswith("sha256$")
+    assert server.services.passwords.verify("secret", stored.password_hash).result is True
+
+
 def test_failed_clip_login_just_prompts_again() -> None:
     server = FakeServer()
     server.register("alice")
