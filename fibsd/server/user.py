@@ -59,7 +59,7 @@ class OnlineUser:
             name=record.name, record=record, session=session, login_time=login_time,
             host=host, client=client, toggles=toggles, variables=variables,
             rating=record.rating, experience=record.experience, address=record.address,
-            gagged=set(record.gagged), blinded=set(record.blinded), last_active=now,
+            last_active=now,
         )
 
     @property

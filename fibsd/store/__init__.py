@@ -52,8 +52,6 @@ class UserRecord:
     experience: int = INITIAL_EXPERIENCE
     address: str = ""  # the e-mail address set with `address`
     settings: dict[str, str] = field(default_factory=dict)  # toggles and `set` variables, as text
-    gagged: tuple[str, ...] = ()
-    blinded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,14 +106,6 @@ class Store(Protocol):
 
     def save_settings(self, name: str, settings: Mapping[str, str]) -> None:
         """Store each given value; names not given keep their stored value."""
-        ...
-
-    def set_gagged(self, name: str, names: tuple[str, ...]) -> None:
-        """Replace the whole gag list; it comes back in the order given."""
-        ...
-
-    def set_blinded(self, name: str, names: tuple[str, ...]) -> None:
-        """Replace the whole blind list; it comes back in the order given."""
         ...
 
     def set_rating(self, name: str, rating: float, experience: int) -> None: ...

@@ -48,13 +48,6 @@ def migrate_1(conn: sqlite3.Connection) -> None:
             value TEXT NOT NULL,
             PRIMARY KEY (user_id, name)
         ) WITHOUT ROWID""",
-        """CREATE TABLE user_lists (
-            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-            kind TEXT NOT NULL CHECK (kind IN ('gag', 'blind')),
-            position INTEGER NOT NULL,
-            target TEXT NOT NULL,
-            PRIMARY KEY (user_id, kind, position)
-        ) WITHOUT ROWID""",
         """CREATE TABLE messages (
             id INTEGER PRIMARY KEY,
             recipient_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,

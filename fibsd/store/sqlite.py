@@ -114,13 +114,6 @@ class SQLiteStore:
                     (user_id,),
                 ).fetchall()
             )
-            lists: dict[str, list[str]] = {"gag": [], "blind": []}
-            for kind, target in cursor.execute(
-                "SELECT kind, target FROM user_lists WHERE user_id = ?"
-                " ORDER BY kind, position",
-                (user_id,),
-            ):
-                lists[kind].append(target)
         return UserRecord(
             name=row[1],
             password_hash=row[2],
@@ -132,8 +125,6 @@ class SQLiteStore:
             experience=row[8],
             address=row[9],
             settings=settings,
-            gagged=tuple(lists["gag"]),
-            blinded=tuple(lists["blind"]),
         )
 
     def name_taken(self, name: str) -> bool:
@@ -173,23 +164,6 @@ class SQLiteStore:
                 " ON CONFLICT (user_id, name) DO UPDATE SET value = excluded.value",
                 [(user_id, key, value) for key, value in settings.items()],
             )
-
-    def _set_list(self, name: str, kind: str, names: tuple[str, ...]) -> None:
-        with self._transaction() as cursor:
-            user_id = self._user_id(cursor, name)
-            cursor.execute(
-                "DELETE FROM user_lists WHERE user_id = ? AND kind = ?", (user_id, kind)
-            )
-            cursor.executemany(
-                "INSERT INTO user_lists (user_id, kind, position, target) VALUES (?, ?, ?, ?)",
-                [(user_id, kind, position, target) for position, target in enumerate(names)],
-            )
-
-    def set_gagged(self, name: str, names: tuple[str, ...]) -> None:
-        self._set_list(name, "gag", names)
-
-    def set_blinded(self, name: str, names: tuple[str, ...]) -> None:
-        self._set_list(name, "blind", names)
 
     def ratings(self) -> list[tuple[str, float, int]]:
         rows = self._conn.execute(

@@ -134,20 +134,6 @@ def test_settings_belong_to_one_user(any_store: Store) -> None:
     assert bob is not None and bob.settings == {}
 
 
-def test_gag_and_blind_lists_replace_and_keep_order(any_store: Store) -> None:
-    with_users(any_store, "alice")
-    any_store.set_gagged("alice", ("zed", "bob"))
-    any_store.set_blinded("alice", ("carol",))
-    any_store.set_gagged("alice", ("zed", "dave", "bob"))
-    user = any_store.get_user("alice")
-    assert user is not None
-    assert (user.gagged, user.blinded) == (("zed", "dave", "bob"), ("carol",))
-    any_store.set_blinded("alice", ())
-    user = any_store.get_user("alice")
-    assert user is not None
-    assert (user.gagged, user.blinded) == (("zed", "dave", "bob"), ())
-
-
 def test_set_rating(any_store: Store) -> None:
     with_users(any_store, "alice")
     any_store.set_rating("alice", 1612.4, 834)
@@ -177,8 +163,6 @@ def test_ratings_best_first(any_store: Store) -> None:
         lambda s: s.record_logout("ghost", 1),
         lambda s: s.set_address("ghost", "a@example.com"),
         lambda s: s.save_settings("ghost", {"ready": "1"}),
-        lambda s: s.set_gagged("ghost", ("alice",)),
-        lambda s: s.set_blinded("ghost", ("alice",)),
         lambda s: s.set_rating("ghost", 1500.0, 0),
         lambda s: s.store_message(StoredMessage("alice", "ghost", 1, "hi")),
         lambda s: s.save_match(SavedMatch("alice", "ghost", 1, "r")),
@@ -309,8 +293,6 @@ def test_everything_survives_close_and_reopen(backend: Backend, tmp_path: Path) 
     store.record_login("alice", 2000, "host.example.net")
     store.set_address("alice", "alice@example.com")
     store.save_settings("alice", {"boardstyle": "3"})
-    store.set_gagged("alice", ("bob",))
-    store.set_blinded("alice", ("carol",))
     store.set_rating("alice", 1523.95, 13)
     store.store_message(StoredMessage("bob", "alice", 2500, "see you"))
     store.record_finished_match(finished("alice", "bob", 2900))
@@ -331,8 +313,6 @@ def test_everything_survives_close_and_reopen(backend: Backend, tmp_path: Path) 
             experience=13,
             address="alice@example.com",
             settings={"boardstyle": "3"},
-            gagged=("bob",),
-            blinded=("carol",),
         )
         assert store.take_messages("alice") == [StoredMessage("bob", "alice", 2500, "see you")]
         assert store.load_match("bob", "alice") == SavedMatch("alice", "bob", 3000, "unfinished")

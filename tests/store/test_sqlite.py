@@ -146,16 +146,6 @@ def test_settings_write_is_all_or_nothing(store: SQLiteStore, tmp_path: Path) ->
     assert user is not None and user.settings == {"ready": "0"}
 
 
-def test_list_replacement_is_all_or_nothing(store: SQLiteStore, tmp_path: Path) -> None:
-    store.create_user("alice", "h", 1)
-    store.set_gagged("alice", ("bob", "carol"))
-    fail_on(tmp_path / "fibsd.sqlite", "INSERT ON user_lists", "NEW.target = 'mallory'")
-    with pytest.raises(sqlite3.IntegrityError):
-        store.set_gagged("alice", ("dave", "mallory"))
-    user = store.get_user("alice")
-    assert user is not None and user.gagged == ("bob", "carol")
-
-
 def test_finishing_a_match_is_all_or_nothing(store: SQLiteStore, tmp_path: Path) -> None:
     for name in ("alice", "bob"):
         store.create_user(name, "h", 1)
