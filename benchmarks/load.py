@@ -327,7 +327,7 @@ class LeanProtocol(ClipClientProtocol):
 
 
 class LeanFactory(ClipClientFactory):
-    protocol = LeanProtocol
+    """The library's factory, building ``LeanProtocol`` connections (no registration)."""
 
     def buildProtocol(self, addr: Any) -> ClipClientProtocol:
         protocol = LeanProtocol(self.credentials, self.handler, clock=getattr(self, "clock", None))
