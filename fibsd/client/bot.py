@@ -233,7 +233,7 @@ class Bot:
             self._invite()
 
     def on_Invitation(self, event: ev.Invitation) -> None:
-        if self._accepts(event.inviter) and self.opponent is None:
+        if self._accepts(event.inviter):  # from a saved match's opponent: a new match replaces it
             self.send(f"join {event.inviter}")
 
     def on_ResumeInvitation(self, event: ev.ResumeInvitation) -> None:
