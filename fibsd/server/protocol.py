@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections import deque
 
 from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IAddress, IDelayedCall, IPushProducer, IReactorTime
+from twisted.internet.interfaces import (
+    IAddress, IDelayedCall, IPushProducer, IReactorTime, ITCPTransport)
 from twisted.internet.protocol import Protocol, ServerFactory
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -48,6 +49,10 @@ class FibsProtocol(Protocol):
         if self.factory is not None:
             self.factory.connections.add(self)
         assert self.transport is not None
+        if ITCPTransport.providedBy(self.transport):
+            # Nagle would hold a second write (a roll, then the opponent's move) until the
+            # client's delayed ACK, about 40 ms, when the client has nothing to send between.
+            self.transport.setTcpNoDelay(True)
         self.transport.registerProducer(self, True)  # type: ignore[attr-defined]
         self.session = Session(self.services, self, _host(self.transport.getPeer()))
         self.session.connection_made()
