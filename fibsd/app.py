@@ -88,6 +88,7 @@ class FibsService(MultiService):
         super().startService()
         endpoint_type = TCP6ServerEndpoint if ":" in self.settings.interface else TCP4ServerEndpoint
         endpoint = endpoint_type(self.reactor, self.settings.port,
+                                 backlog=self.settings.limits.listen_backlog,
                                  interface=self.settings.interface)
         d = endpoint.listen(self.factory)
         d.addCallback(self._listening)

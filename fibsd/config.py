@@ -86,6 +86,7 @@ class Limits:
     login_attempts: int = checked(5, between(1))
     max_messages: int = checked(50, between(1))
     shouts_per_minute: int = checked(6, between(1))
+    listen_backlog: int = checked(1024, between(1))
 
 
 @dataclass(frozen=True)

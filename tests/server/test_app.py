@@ -315,3 +315,36 @@ async def test_a_flooding_client_that_never_reads_is_paused(tmp_path: Path) -> N
         client.transport.resumeProducing()  # type: ignore[attr-defined]
     finally:
         await service.stopService()
+
+
+@pytest_twisted.ensureDeferred
+async def test_connections_send_without_nagle_delay_and_the_backlog_is_configured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without TCP_NODELAY a second write waits for the client's delayed ACK (~40 ms)."""
+    backlogs: list[int] = []
+    listen = type(reactor).listenTCP
+
+    def recording_listen(self: object, port: int, factory: object, backlog: int = 50,
+                         interface: str = "") -> object:
+        backlogs.append(backlog)
+        return listen(self, port, factory, backlog, interface)
+
+    monkeypatch.setattr(type(reactor), "listenTCP", recording_listen)
+    service = FibsService(make_settings(port=0, interface="127.0.0.1",
+                                        database=str(tmp_path / "fibsd.sqlite"),
+                                        **{"limits.listen_backlog": 77}), reactor)
+    service.startService()
+    try:
+        port = (await service.listening).getHost().port
+        client = _Recorder()
+        await connectProtocol(TCP4ClientEndpoint(reactor, "127.0.0.1", port), client)
+        await client.expect(b"login:")
+        (server_side,) = service.factory.connections
+        handle = server_side.transport.getHandle()  # type: ignore[union-attr]
+        assert handle.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+        assert backlogs == [77]
+        assert client.transport is not None
+        client.transport.loseConnection()
+    finally:
+        await service.stopService()
