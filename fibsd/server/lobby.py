@@ -49,6 +49,9 @@ class Lobby:
         self.coin: Callable[[], int] = lambda: secrets.randbelow(2)
         self.matches: dict[str, Any] = {}
         self.invitations: dict[str, Any] = {}
+        # Watched player's name -> the users whose ``watching`` names him (insertion
+        # ordered); kept by ``OnlineUser.watching``'s setter, pruned at logout.
+        self._watchers: dict[str, dict[OnlineUser, None]] = {}
 
     def users(self) -> Iterator[OnlineUser]:
         return iter(list(self.online.values()))
@@ -72,6 +75,24 @@ class Lobby:
                 return None
         return None
 
+    def watchers_of(self, player: str) -> list[OnlineUser]:
+        """The online users watching ``player`` (the current connection of each)."""
+        return [u for u in self._watchers.get(player, ())
+                if u.watching == player and self.online.get(u.name) is u]
+
+    def watching_changed(self, user: OnlineUser, old: str | None, new: str | None) -> None:
+        if old is not None:
+            self._forget_watcher(user, old)
+        if new is not None:
+            self._watchers.setdefault(new, {})[user] = None
+
+    def _forget_watcher(self, user: OnlineUser, player: str) -> None:
+        watchers = self._watchers.get(player)
+        if watchers is not None:
+            watchers.pop(user, None)
+            if not watchers:
+                del self._watchers[player]
+
     def now(self) -> float:
         return self.clock.seconds()
 
@@ -84,6 +105,8 @@ class Lobby:
         """
         if replaced is not None:
             self._tell_departure(replaced, clip.closed_old_connection(replaced.name))
+            if replaced.watching is not None:
+                self._forget_watcher(replaced, replaced.watching)
         self.online[user.name] = user
         for other in self.users():
             if other is user:
@@ -104,6 +127,8 @@ class Lobby:
         if self.online.get(user.name) is not user:
             return
         del self.online[user.name]
+        if user.watching is not None:
+            self._forget_watcher(user, user.watching)
         user.departure = text
         self._tell_departure(user, text)
         for hook in list(LOGOUT_HOOKS):

@@ -162,9 +162,10 @@ class LiveMatch:
 
     def watchers(self) -> Iterator[tuple[OnlineUser, int]]:
         """Every watcher and the index of the player he watches."""
-        for user in self.lobby.users():
-            if user.watching in self.names and user.name not in self.names:
-                yield user, self.names.index(user.watching)
+        for player, name in enumerate(self.names):
+            for user in self.lobby.watchers_of(name):
+                if user.name not in self.names:
+                    yield user, player
 
     def add_watcher(self, user: OnlineUser, player: str | None = None) -> None:
         """``user`` watches ``player`` (default: the player his ``watching`` already

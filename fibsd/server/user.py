@@ -37,7 +37,9 @@ class OnlineUser:
     blinded: set[str] = field(default_factory=set)
     last_active: float = 0.0  # reactor time of the last command, for idle times
     playing: str | None = None  # the opponent's name while in a match
-    watching: str | None = None  # the name of the player whose game is watched
+    # The name of the player whose game is watched: the ``watching`` property, which
+    # keeps the lobby's index of watchers up to date.
+    _watching: str | None = field(default=None, init=False, repr=False)
     departure: str = ""  # the logout notice others saw (set by the lobby on logout)
     # The terms of the last invitation each inviter sent this user (0 unlimited, None
     # resume): a join must not bind to terms the user may not have read yet.
@@ -61,6 +63,17 @@ class OnlineUser:
             rating=record.rating, experience=record.experience, address=record.address,
             last_active=now,
         )
+
+    @property
+    def watching(self) -> str | None:
+        return self._watching
+
+    @watching.setter
+    def watching(self, player: str | None) -> None:
+        """Every assignment goes through the lobby's index, so a match finds its watchers
+        without walking every online user at each roll and move."""
+        self.session.lobby.watching_changed(self, self._watching, player)
+        self._watching = player
 
     @property
     def ready(self) -> bool:
