@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any
 
 import pytest
 import pytest_twisted
+from twisted.internet.defer import DeferredList
 
 from fibsd.config import PasswordCost
 from fibsd.server import passwords
@@ -90,3 +92,22 @@ async def test_hashing_and_checking_run_off_the_reactor_thread(
         passwords._hasher.cache_clear()
     assert len(threads) == 2
     assert threading.get_ident() not in threads
+
+
+@pytest_twisted.ensureDeferred
+async def test_checks_share_one_worker_per_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A login burst uses at most one thread per core: each thread that ran argon2
+    keeps its memory, and more threads than cores check no faster."""
+    threads: set[str] = set()
+    verify = passwords._verify
+
+    def recording(password: str, hashed: str) -> bool:
+        threads.add(threading.current_thread().name)
+        return verify(password, hashed)
+
+    monkeypatch.setattr(passwords, "_verify", recording)
+    hashed = await hash_password("secret", CHEAP)
+    results = await DeferredList([verify_password("secret", hashed) for _ in range(12)])
+    assert [ok for _, ok in results] == [True] * 12
+    assert 1 <= len(threads) <= len(os.sched_getaffinity(0))
+    assert all(name.startswith("PoolThread-argon2-") for name in threads)
