@@ -108,17 +108,15 @@ class Lobby:
             if replaced.watching is not None:
                 self._forget_watcher(replaced, replaced.watching)
         self.online[user.name] = user
+        clip_who = (user.clip_who_line(self.now()), clip.WHO_END)
+        clip_notified = (clip.format_login(user.name, text), *clip_who)
         for other in self.users():
             if other is user:
                 continue
-            lines = []
-            if other.toggles["notify"]:
-                lines.append(clip.format_login(user.name, text) if other.session.is_clip
-                             else text)
             if other.session.is_clip:
-                lines += [clip.format_who_info(user.who_info(self.now())), clip.WHO_END]
-            if lines:
-                other.session.notify(*lines)
+                other.session.notify(*(clip_notified if other.toggles["notify"] else clip_who))
+            elif other.toggles["notify"]:
+                other.session.notify(text)
         for hook in list(LOGIN_HOOKS):
             hook(self, user)
 
@@ -146,7 +144,7 @@ class Lobby:
         """Push ``user``'s CLIP 5 line, and its own 6, to every CLIP user (self included)."""
         if self.online.get(user.name) is not user:
             return
-        line = clip.format_who_info(user.who_info(self.now()))
+        line = user.clip_who_line(self.now())
         for other in self.users():
             if other.session.is_clip:
                 other.session.notify(line, clip.WHO_END)

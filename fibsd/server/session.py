@@ -441,8 +441,8 @@ class Session:
                                               user.rating, user.experience))
             lines += clip.format_motd(self.services.motd)
             others = [u for u in self.lobby.users() if u is not replaced]
-            lines += [clip.format_who_info(u.who_info(self.clock.seconds()))
-                      for u in [*others, user]]
+            now_seconds = self.clock.seconds()
+            lines += [u.clip_who_line(now_seconds) for u in [*others, user]]
             lines.append(clip.WHO_END)
         else:
             lines.append(f"** User {user.name} authenticated.")

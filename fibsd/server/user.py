@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fibsd.store import UserRecord
-from fibsd.wire.clip import WhoInfo
+from fibsd.wire.clip import WhoInfo, who_info_parts
 from fibsd.wire.settings import toggles_from_text, toggles_to_text
 
 if TYPE_CHECKING:
@@ -44,6 +44,9 @@ class OnlineUser:
     # The terms of the last invitation each inviter sent this user (0 unlimited, None
     # resume): a join must not bind to terms the user may not have read yet.
     invitations_seen: dict[str, int | None] = field(default_factory=dict)
+    # The CLIP 5 line around its idle field, and the fields it was made from.
+    _who_parts: tuple[str, str] = field(default=("", ""), init=False, repr=False)
+    _who_key: tuple[Any, ...] = field(default=(), init=False, repr=False)
 
     @classmethod
     def from_record(
@@ -94,6 +97,18 @@ class OnlineUser:
             client=self.client,
             email=self.address,
         )
+
+    def clip_who_line(self, now: float) -> str:
+        """``format_who_info(self.who_info(now))``, formatted again only when a field
+        other than the idle time changed: a CLIP login lists every online user."""
+        key = (self.playing, self._watching, self.toggles["ready"], self.away is not None,
+               self.rating, self.experience, self.address, self.host, self.client,
+               self.login_time)
+        if key != self._who_key:
+            self._who_parts = who_info_parts(self.who_info(now))
+            self._who_key = key
+        head, tail = self._who_parts
+        return f"{head} {max(0, int(now - self.last_active))} {tail}"
 
     def settings_text(self) -> dict[str, str]:
         return toggles_to_text(self.toggles, self.variables)

@@ -118,11 +118,18 @@ def format_who_info(info: WhoInfo) -> str:
     ...                         139, 1591321090, "grid9.example.net", None, ""))
     '5 bonehead Noah - 1 0 2093.33 316317 139 1591321090 grid9.example.net - -'
     """
+    head, tail = who_info_parts(info)
+    return f"{head} {info.idle} {tail}"
+
+
+def who_info_parts(info: WhoInfo) -> tuple[str, str]:
+    """The CLIP 5 line before and after its idle field: the server keeps them per user
+    and only splices the idle time in, since every CLIP login lists every user."""
     watching = None if info.opponent else info.watching
     return (
         f"5 {info.name} {info.opponent or '-'} {watching or '-'} {_flag(info.ready)} "
-        f"{_flag(info.away)} {info.rating:.2f} {info.experience} {info.idle} {info.login} "
-        f"{info.host or '-'} {info.client or '-'} {info.email or '-'}"
+        f"{_flag(info.away)} {info.rating:.2f} {info.experience}",
+        f"{info.login} {info.host or '-'} {info.client or '-'} {info.email or '-'}",
     )
 
 

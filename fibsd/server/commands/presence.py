@@ -38,7 +38,7 @@ def _sorted(session: Session, users: Iterable[OnlineUser]) -> list[OnlineUser]:
 def _show(session: Session, users: list[OnlineUser]) -> None:
     now = session.clock.seconds()
     if session.is_clip:
-        session.send(*(clip.format_who_info(u.who_info(now)) for u in users), clip.WHO_END)
+        session.send(*(u.clip_who_line(now) for u in users), clip.WHO_END)
     else:
         session.send(clip.WHO_HEADER, *(clip.format_who_row(number, u.who_info(now))
                                          for number, u in enumerate(users, 1)))
@@ -77,7 +77,7 @@ def rawwho(session: Session, rest: str) -> None:
         users = [found] if found is not None else []
     else:
         users = _sorted(session, session.lobby.users())
-    session.send(*(clip.format_who_info(u.who_info(now)) for u in users), clip.WHO_END)
+    session.send(*(u.clip_who_line(now) for u in users), clip.WHO_END)
 
 
 def _online_lines(session: Session, user: OnlineUser) -> list[str]:

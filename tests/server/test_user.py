@@ -1,0 +1,62 @@
+"""OnlineUser's cached CLIP 5 line and the lobby's index of watchers."""
+
+from __future__ import annotations
+
+from fibsd.wire import clip
+from tests.helpers import FakeServer
+from tests.server.test_social import clip_user
+
+
+def test_the_cached_who_line_follows_every_field_and_the_idle_time() -> None:
+    server = FakeServer()
+    clip_user(server, "alice")
+    clip_user(server, "bob")
+    user = server.lobby.find("alice")
+
+    def fresh() -> str:
+        now = server.clock.seconds()
+        return clip.format_who_info(user.who_info(now))
+
+    def cached() -> str:
+        return user.clip_who_line(server.clock.seconds())
+
+    assert cached() == fresh() == (
+        f"5 alice - - 0 0 1500.00 0 0 {user.login_time} 10.0.0.1 test -")
+    server.advance(75)
+    assert cached() == fresh()
+    assert " 1500.00 0 75 " in cached()
+    changes = [
+        lambda: user.toggles.__setitem__("ready", True),
+        lambda: setattr(user, "away", "lunch"),
+        lambda: setattr(user, "watching", "bob"),
+        lambda: setattr(user, "playing", "bob"),
+        lambda: setattr(user, "rating", 1612.345),
+        lambda: setattr(user, "experience", 3),
+        lambda: setattr(user, "address", "alice@example.org"),
+        lambda: setattr(user, "playing", None),
+        lambda: setattr(user, "away", None),
+    ]
+    for change in changes:
+        before = cached()
+        change()
+        assert cached() == fresh() != before
+    assert cached() == (f"5 alice - bob 1 0 1612.35 3 75 {user.login_time} "
+                        "10.0.0.1 test alice@example.org")
+
+
+def test_the_watcher_index_forgets_users_who_leave_or_stop() -> None:
+    server = FakeServer()
+    clip_user(server, "alice")
+    carol_client = clip_user(server, "carol")
+    dave_client = clip_user(server, "dave")
+    lobby = server.lobby
+    carol, dave = lobby.find("carol"), lobby.find("dave")
+    carol.watching = dave.watching = "alice"
+    assert lobby.watchers_of("alice") == [carol, dave]
+    dave.watching = None
+    assert lobby.watchers_of("alice") == [carol]
+    carol_client.close()
+    server.settle()
+    assert lobby.watchers_of("alice") == []
+    assert lobby._watchers == {}
+    dave_client.close()
