@@ -52,6 +52,9 @@ class Lobby:
         # Watched player's name -> the users whose ``watching`` names him (insertion
         # ordered); kept by ``OnlineUser.watching``'s setter, pruned at logout.
         self._watchers: dict[str, dict[OnlineUser, None]] = {}
+        # The users who may have ``report`` on: added at login and by ``toggle``, pruned
+        # at logout, so match starts and results do not walk every online user.
+        self._reporting: dict[OnlineUser, None] = {}
 
     def users(self) -> Iterator[OnlineUser]:
         return iter(list(self.online.values()))
@@ -74,6 +77,17 @@ class Lobby:
             if matches:
                 return None
         return None
+
+    def reporting(self) -> list[OnlineUser]:
+        """The online users with ``report`` on, in the order they turned it on."""
+        return [u for u in self._reporting
+                if u.toggles["report"] and self.online.get(u.name) is u]
+
+    def report_toggled(self, user: OnlineUser) -> None:
+        if user.toggles["report"]:
+            self._reporting[user] = None
+        else:
+            self._reporting.pop(user, None)
 
     def watchers_of(self, player: str) -> list[OnlineUser]:
         """The online users watching ``player`` (the current connection of each)."""
@@ -107,7 +121,9 @@ class Lobby:
             self._tell_departure(replaced, clip.closed_old_connection(replaced.name))
             if replaced.watching is not None:
                 self._forget_watcher(replaced, replaced.watching)
+            self._reporting.pop(replaced, None)
         self.online[user.name] = user
+        self.report_toggled(user)
         clip_who = (user.clip_who_line(self.now()), clip.WHO_END)
         clip_notified = (clip.format_login(user.name, text), *clip_who)
         for other in self.users():
@@ -127,6 +143,7 @@ class Lobby:
         del self.online[user.name]
         if user.watching is not None:
             self._forget_watcher(user, user.watching)
+        self._reporting.pop(user, None)
         user.departure = text
         self._tell_departure(user, text)
         for hook in list(LOGOUT_HOOKS):

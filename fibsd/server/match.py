@@ -338,9 +338,8 @@ class LiveMatch:
 
     def _report(self, line: str) -> None:
         """``line`` to users with ``report`` on who neither play nor watch this match."""
-        for user in self.lobby.users():
-            if (user.toggles["report"] and user.name not in self.names
-                    and user.watching not in self.names):
+        for user in self.lobby.reporting():
+            if user.name not in self.names and user.watching not in self.names:
                 if user.session.is_clip:
                     user.session.notify("", line)
                 else:

@@ -60,3 +60,20 @@ def test_the_watcher_index_forgets_users_who_leave_or_stop() -> None:
     assert lobby.watchers_of("alice") == []
     assert lobby._watchers == {}
     dave_client.close()
+
+
+def test_the_report_index_follows_toggle_and_logout() -> None:
+    server = FakeServer()
+    alice_client = clip_user(server, "alice")
+    clip_user(server, "bob")
+    lobby = server.lobby
+    alice, bob = lobby.find("alice"), lobby.find("bob")
+    assert lobby.reporting() == [alice, bob]  # report is on for new accounts
+    alice_client.send("toggle report")
+    assert lobby.reporting() == [bob]
+    alice_client.send("toggle report")
+    assert lobby.reporting() == [bob, alice]
+    alice_client.close()
+    server.settle()
+    assert lobby.reporting() == [bob]
+    assert list(lobby._reporting) == [bob]

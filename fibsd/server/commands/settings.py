@@ -45,6 +45,8 @@ def toggle(session: Session, rest: str) -> object:
         user.toggles[found.name] = value
         changed = True
         session.send(found.confirmation(value))
+        if found.name == "report":
+            session.lobby.report_toggled(user)
         if found.name in _WHO_TOGGLES:
             session.lobby.broadcast_who(user)
     return user.save_settings() if changed else None
