@@ -124,13 +124,13 @@ class Lobby:
             self._reporting.pop(replaced, None)
         self.online[user.name] = user
         self.report_toggled(user)
-        clip_who = (user.clip_who_line(self.now()), clip.WHO_END)
-        clip_notified = (clip.format_login(user.name, text), *clip_who)
+        clip_who = _encoded(user.clip_who_line(self.now()), clip.WHO_END)
+        clip_notified = _encoded(clip.format_login(user.name, text)) + clip_who
         for other in self.users():
             if other is user:
                 continue
             if other.session.is_clip:
-                other.session.notify(*(clip_notified if other.toggles["notify"] else clip_who))
+                other.session.notify_clip(clip_notified if other.toggles["notify"] else clip_who)
             elif other.toggles["notify"]:
                 other.session.notify(text)
         for hook in list(LOGIN_HOOKS):
@@ -161,10 +161,10 @@ class Lobby:
         """Push ``user``'s CLIP 5 line, and its own 6, to every CLIP user (self included)."""
         if self.online.get(user.name) is not user:
             return
-        line = user.clip_who_line(self.now())
+        data = _encoded(user.clip_who_line(self.now()), clip.WHO_END)
         for other in self.users():
             if other.session.is_clip:
-                other.session.notify(line, clip.WHO_END)
+                other.session.notify_clip(data)
 
     # The lobby's name for it, as the server contract calls it.
     user_changed = broadcast_who
@@ -174,3 +174,8 @@ class Lobby:
         for other in self.users():
             if other is not except_:
                 other.session.notify(*lines)
+
+
+def _encoded(*lines: str) -> bytes:
+    """CLIP lines as ``Session.send`` puts them on the wire."""
+    return "".join(f"{line}\r\n" for line in lines).encode("ascii", "replace")

@@ -191,6 +191,12 @@ class Session:
         else:
             self.write("\r\n" + "".join(f"{line}\r\n" for line in lines) + PROMPT)
 
+    def notify_clip(self, data: bytes) -> None:
+        """``notify`` for a CLIP user, of lines already ended and encoded: a broadcast
+        to thousands of CLIP users encodes them once."""
+        if self.user is not None and self.phase is not Phase.CLOSED:
+            self.connection.write(data)
+
     def write(self, text: str, raw: bytes = b"") -> None:
         """Seven-bit text (anything else becomes ``?``), after optional raw bytes."""
         if self.phase is Phase.CLOSED:
