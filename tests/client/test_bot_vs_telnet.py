@@ -184,6 +184,8 @@ def move(person: Terminal, position: Position, colour: Colour, dice: tuple[int, 
 
 
 class SendingBot(RecordingBot):
+    """Keeps the commands it types, to compare with what its opponent is told."""
+
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.sent: list[str] = []
