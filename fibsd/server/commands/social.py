@@ -276,45 +276,39 @@ def _left(lobby: Lobby, user: OnlineUser) -> None:
 
 # --- gag and blind --------------------------------------------------------------------
 
-@command("gag")
-def gag(session: Session, rest: str) -> None:
-    user = _me(session)
+def _toggle_listed(session: Session, rest: str, listed: set[str], *, self_reply: str,
+                   nobody: str, listing: Callable[[list[str]], str],
+                   changed: Callable[[str, bool], str]) -> None:
+    """``gag`` and ``blind``: no name lists, a name toggles (there is no ungag/unblind)."""
     name = rest.split(" ")[0]
     if not name:
-        session.send(chat.gag_list(_names(user.gagged)) if user.gagged else chat.NOBODY_GAGGED)
+        session.send(listing(_names(listed)) if listed else nobody)
         return
     target = session.lobby.complete(name)
-    if target is user:
-        session.send(chat.GAG_SELF)
+    if target is _me(session):
+        session.send(self_reply)
     elif target is None:
         session.send(chat.no_one_called(name))
-    elif target.name in user.gagged:
-        user.gagged.discard(target.name)
-        session.send(chat.gag_changed(target.name, False))
     else:
-        user.gagged.add(target.name)
-        session.send(chat.gag_changed(target.name, True))
+        on = target.name not in listed
+        if on:
+            listed.add(target.name)
+        else:
+            listed.discard(target.name)
+        session.send(changed(target.name, on))
+
+
+@command("gag")
+def gag(session: Session, rest: str) -> None:
+    _toggle_listed(session, rest, _me(session).gagged, self_reply=chat.GAG_SELF,
+                   nobody=chat.NOBODY_GAGGED, listing=chat.gag_list, changed=chat.gag_changed)
 
 
 @command("blind")
 def blind(session: Session, rest: str) -> None:
-    user = _me(session)
-    name = rest.split(" ")[0]
-    if not name:
-        session.send(chat.blind_list(_names(user.blinded)) if user.blinded
-                     else chat.NOBODY_BLINDED)
-        return
-    target = session.lobby.complete(name)
-    if target is user:
-        session.send(chat.BLIND_SELF)
-    elif target is None:
-        session.send(chat.no_one_called(name))
-    elif target.name in user.blinded:
-        user.blinded.discard(target.name)
-        session.send(chat.blind_changed(target.name, False))
-    else:
-        user.blinded.add(target.name)
-        session.send(chat.blind_changed(target.name, True))
+    _toggle_listed(session, rest, _me(session).blinded, self_reply=chat.BLIND_SELF,
+                   nobody=chat.NOBODY_BLINDED, listing=chat.blind_list,
+                   changed=chat.blind_changed)
 
 
 # --- away, back, wave -----------------------------------------------------------------
