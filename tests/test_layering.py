@@ -36,3 +36,22 @@ def test_pure_module_imports(path: Path) -> None:
 
 def test_there_are_pure_modules() -> None:
     assert len(PURE) >= 2
+
+
+# The client library is for third-party bots: it may use the rules engine, never the
+# server's internals, and the store stays standard-library only.
+EDGES = {
+    "client": ("fibsd.server", "fibsd.store", "fibsd.wire", "fibsd.app"),
+    "store": ("twisted", "fibsd.server", "fibsd.wire", "fibsd.rules", "fibsd.client"),
+}
+
+
+@pytest.mark.parametrize("package", sorted(EDGES))
+def test_edge_package_imports(package: str) -> None:
+    for path in sorted((ROOT / package).rglob("*.py")):
+        bad = {
+            name
+            for name in imported_modules(path)
+            if any(name == f or name.startswith(f + ".") for f in EDGES[package])
+        }
+        assert not bad, f"{path} imports {sorted(bad)}"
