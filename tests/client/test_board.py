@@ -133,7 +133,7 @@ def test_move_text_in_absolute_points() -> None:
     assert x_player.move_text(Move(5, OFF_POINT)) == "20-off"
 
 
-CAPTURES = Path(__file__).resolve().parent.parent / "wire" / "data"  # copies of fibs-captures/boardcaps
+CAPTURES = Path(__file__).resolve().parent.parent / "wire" / "data"  # copied from shared/fibs-captures/boardcaps
 _FIELDS_BEFORE = ("player1", "player2", "matchLength", "player1Score", "player2Score", "board", "turnColor",
                   "player1Dice", "player2Dice", "doublingCube", "player1MayDouble", "player2MayDouble",
                   "wasDoubled", "player1Color", "direction")

@@ -16,7 +16,7 @@ from fibsd.client.parse import classify
 from fibsd.wire.board import Colour, format_board, parse_board, view_position
 from tests.client.test_board import A_ALICE, A_BOB, A_WATCHER, B_ALICE, B_BOB, C_ALICE, C_BOB, LIVE, SPEC
 
-SESSION = Path(__file__).resolve().parent.parent / "data" / "fibs-session-2020.txt"  # a copy of fibs-captures'
+SESSION = Path(__file__).resolve().parent.parent / "data" / "fibs-session-2020.txt"  # copied from shared/fibs-captures
 
 
 def board_lines() -> list[str]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-
 from fibsd.client import events as ev
 from fibsd.client.parse import LineReader
 
-SESSION = Path(__file__).resolve().parent.parent / "data" / "fibs-session-2020.txt"  # a copy of fibs-captures'
+SESSION = Path(__file__).resolve().parent.parent / "data" / "fibs-session-2020.txt"  # copied from shared/fibs-captures
 
 
 def session_events() -> list[tuple[str, ev.Event]]:
