@@ -29,6 +29,7 @@ from fibsd.rules.events import (
     Rolled,
 )
 from fibsd.rules.notation import format_fibs_moves
+from fibsd.wire import game_text as text
 from fibsd.wire.board import Colour
 
 # -- show games -----------------------------------------------------------------------
@@ -258,9 +259,8 @@ def format_moves_list(history: Iterable[Event], names: tuple[str, str], x_player
     o_player = 1 - x_player
     mark = {x_player: "X", o_player: "O"}
     direction = {x_player: Colour.X.direction, o_player: Colour.O.direction}
-    kind = "an unlimited match" if length == 0 else f"a {length} point match"
-    lines = [f"Score is {score[x_player]}-{score[o_player]} in {kind}.",
-             f"{names[x_player]} is X - {names[o_player]} is O."]
+    lines = [text.moves_score(length, score[x_player], score[o_player]),
+             text.moves_players(names[x_player], names[o_player])]
     dice: dict[int, tuple[int, int]] = {}
     for event in history:
         if isinstance(event, OpeningRoll) and event.winner is not None:
@@ -269,15 +269,14 @@ def format_moves_list(history: Iterable[Event], names: tuple[str, str], x_player
         elif isinstance(event, Rolled):
             dice[event.player] = event.dice
         elif isinstance(event, CannotMove):
-            first, second = dice.pop(event.player, event.dice)
-            lines.append(f"{mark[event.player]}: ({first} {second}) can't move")
+            rolled = dice.pop(event.player, event.dice)
+            lines.append(text.moves_entry(mark[event.player], text.moves_roll(rolled, None)))
         elif isinstance(event, Moved):
-            first, second = dice.pop(event.player, (0, 0))
             moves = format_fibs_moves(event.play.moves, direction[event.player])
-            lines.append(f"{mark[event.player]}: ({first} {second}) {moves}")
+            rolled = dice.pop(event.player, (0, 0))
+            lines.append(text.moves_entry(mark[event.player], text.moves_roll(rolled, moves)))
         elif isinstance(event, GameWon):
-            won = "1 point" if event.points == 1 else f"{event.points} points"
-            lines.append(f"{mark[event.winner]}: wins {won}")
+            lines.append(text.moves_entry(mark[event.winner], f"wins {text.points(event.points)}"))
         elif (action := _action(event)) is not None:
-            lines.append(f"{mark[action[0]]}: {action[1]}")
+            lines.append(text.moves_entry(mark[action[0]], action[1]))
     return lines
