@@ -337,8 +337,7 @@ def report_result(winner: str, length: int, loser: str, score: tuple[int, int]) 
 
 def moves_score(length: int, x_score: int, o_score: int) -> str:
     """The listing's first line; X's score first, as the next line names X first."""
-    what = "an unlimited match" if length == 0 else f"a {length} point match"
-    return f"Score is {x_score}-{o_score} in {what}."
+    return f"Score is {x_score}-{o_score} in {_length(length)}."
 
 
 def moves_players(x_player: str, o_player: str) -> str:
@@ -390,6 +389,16 @@ def pip_not_allowed(name: str) -> str:
 
 # -- rules errors, per command (game-play.md 4.2, 4.5, 5.4, 6.3) -------------------------------
 
+def _awaiting_answer(error: RulesError, opponent: str) -> str | None:
+    """The reply to any game action while the opponent still owes an answer to this
+    player's double or resignation (``resign`` words the latter its own way)."""
+    if isinstance(error, AwaitingDoubleAnswer):
+        return f"** {opponent} hasn't responded to your double yet."
+    if isinstance(error, AwaitingResignAnswer):
+        return f"** Wait until {opponent} accepted or rejected your resign."
+    return None
+
+
 def move_error(error: RulesError, opponent: str,
                absolute: Callable[[int], int] = lambda point: point) -> str:
     """The reply to a ``move`` the rules refused.  The rules give points in the mover's
@@ -416,10 +425,8 @@ def move_error(error: RulesError, opponent: str,
         return f"** You can't remove this piece in your {ordinal} move."
     if isinstance(error, MustRollFirst):
         return "** You have to roll the dice before moving."
-    if isinstance(error, AwaitingDoubleAnswer):
-        return f"** {opponent} hasn't responded to your double yet."
-    if isinstance(error, AwaitingResignAnswer):
-        return f"** Wait until {opponent} accepted or rejected your resign."
+    if (waiting := _awaiting_answer(error, opponent)) is not None:
+        return waiting
     if isinstance(error, (NotYourTurn, MustAnswerFirst, GameOver)):
         return "** It's not your turn to move."
     return "** That's not a legal move."
@@ -428,11 +435,7 @@ def move_error(error: RulesError, opponent: str,
 def roll_error(error: RulesError, opponent: str) -> str:
     if isinstance(error, AlreadyRolled):
         return "** You did already roll the dice."
-    if isinstance(error, AwaitingDoubleAnswer):
-        return f"** {opponent} hasn't responded to your double yet."
-    if isinstance(error, AwaitingResignAnswer):
-        return f"** Wait until {opponent} accepted or rejected your resign."
-    return "** It's not your turn to roll the dice."
+    return _awaiting_answer(error, opponent) or "** It's not your turn to roll the dice."
 
 
 FIRST_MOVE_DOUBLE = "** You cannot double in the first move."
@@ -466,11 +469,7 @@ def redouble_error(error: RulesError, opponent: str, unlimited: bool) -> str:
 
 def answer_error(error: RulesError, opponent: str) -> str:
     """``accept`` and ``reject``."""
-    if isinstance(error, AwaitingDoubleAnswer):
-        return f"** {opponent} hasn't responded to your double yet."
-    if isinstance(error, AwaitingResignAnswer):
-        return f"** Wait until {opponent} accepted or rejected your resign."
-    return f"** {opponent} didn't double or resign."
+    return _awaiting_answer(error, opponent) or f"** {opponent} didn't double or resign."
 
 
 def resign_error(error: RulesError, opponent: str) -> str:
