@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fibsd.rules.play import BAR_POINT, OFF_POINT, Move
+from fibsd.rules.notation import format_fibs_moves
+from fibsd.rules.play import Move
 from fibsd.rules.position import BAR, Position
 
 YOU = "You"
@@ -383,9 +384,7 @@ class Board(Event):
     def move_text(self, move: Move) -> str:
         """P1's move in P1's own numbering (``fibsd.rules.play.Move``: 25 = bar, 0 = off) as FIBS
         writes it: ``bar-22`` for O entering with a 3, ``bar-3`` for X, ``5-off`` / ``20-off``."""
-        src = "bar" if move.src == BAR_POINT else str(self.absolute_point(move.src))
-        dst = "off" if move.dst == OFF_POINT else str(self.absolute_point(move.dst))
-        return f"{src}-{dst}"
+        return format_fibs_moves((move,), self.direction)
 
     def move_command(self, moves: Iterable[Move]) -> str:
         """The ``move`` command for a play, e.g. ``move 8-5 6-5``."""
