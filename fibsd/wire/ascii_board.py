@@ -98,16 +98,14 @@ def _cell(count: int, letter: str, row: int) -> str:
     return f" {letter} "
 
 
-def _point_cell(view: BoardView, point: int, row: int) -> str:
-    value = view.board[point]
+def _point_cell(view: BoardView, slot: int, row: int) -> str:
+    value = view.board[slot]
     return _cell(abs(value), "O" if value > 0 else "X", row)
 
 
 def _row(view: BoardView, quadrants: Quadrants, bar_slot: int, row: int) -> str:
     left, right = ("".join(_point_cell(view, p, row) for p in q) for q in quadrants)
-    value = view.board[bar_slot]
-    bar = _cell(abs(value), "O" if value > 0 else "X", row)
-    return f"{_MARGIN}|{left}|{bar}| {right}|"
+    return f"{_MARGIN}|{left}|{_point_cell(view, bar_slot, row)}| {right}|"
 
 
 def _middle(view: BoardView) -> str:
