@@ -21,10 +21,6 @@ class Said:
         return self.clip if is_clip else self.telnet
 
 
-def _both(line: str) -> Said:
-    return Said(line, line)
-
-
 # --- incoming chat (CLIP 9, 12-15) -----------------------------------------------
 
 def message_received(sender: str, sent: int, text: str) -> Said:
