@@ -327,16 +327,9 @@ class LeanProtocol(ClipClientProtocol):
 
 
 class LeanFactory(ClipClientFactory):
-    """The library's factory, building ``LeanProtocol`` connections (no registration)."""
+    """The library's factory, building ``LeanProtocol`` connections."""
 
-    def buildProtocol(self, addr: Any) -> ClipClientProtocol:
-        protocol = LeanProtocol(self.credentials, self.handler, clock=getattr(self, "clock", None))
-        protocol.factory = self
-        protocol.logged_in.wait().addCallbacks(lambda _: self._logged_in(protocol), self._refused)
-        self.current = protocol
-        if self.connected is not None:
-            self.connected(protocol)
-        return protocol
+    protocol = LeanProtocol
 
 
 class BeginCounter(Bot):

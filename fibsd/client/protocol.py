@@ -314,8 +314,11 @@ class ClipClientFactory(ReconnectingClientFactory):
     ``ReconnectingClientFactory``).  ``first_login`` settles with the protocol of
     the first connection that logs in, or with the reason no login can happen
     (a refused login or registration is final; so is a failed connection unless
-    ``reconnect`` is on).
+    ``reconnect`` is on).  ``protocol`` is the class each connection is built from,
+    as in any Twisted factory.
     """
+
+    protocol: type[ClipClientProtocol] = ClipClientProtocol
 
     def __init__(
         self,
@@ -338,7 +341,7 @@ class ClipClientFactory(ReconnectingClientFactory):
             self.clock = clock
 
     def buildProtocol(self, addr: IAddress | None) -> ClipClientProtocol:
-        protocol = ClipClientProtocol(
+        protocol = self.protocol(
             self.credentials, self.handler, register=self.register, clock=getattr(self, "clock", None))
         protocol.factory = self
         protocol.registered.wait().addCallbacks(self._registered, self._refused)
