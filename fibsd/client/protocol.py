@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 from typing import Any, Generic, TypeVar
 
 from twisted.internet.defer import Deferred
@@ -89,6 +90,7 @@ class Stage(Enum):
     READY = "logged in"
 
 
+@cache
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
@@ -262,6 +264,8 @@ class ClipClientProtocol(LineReceiver):
             except Exception:  # one failing handler call must not cost the connection
                 self.log.failure("handler failed on {event!r}", event=event)
         self._advance(event)
+        if not self._waiters:
+            return
         self._waiters = [waiter for waiter in self._waiters if not waiter.deferred.called]  # timed out
         for waiter in list(self._waiters):
             if isinstance(event, waiter.kind) and (waiter.predicate is None or waiter.predicate(event)):
