@@ -34,6 +34,8 @@ from fibsd.client import events as ev
 
 NAME = r"[a-zA-Z_<>]+"
 _PAIR = r"(?:bar|[0-9]+)-(?:off|[0-9]+)"
+# Sent without a line end; a connection also turns them into events (protocol.py).
+PROMPTS = ("login: ", "> ", "password: ", "Please give your password: ", "Please retype your password: ")
 
 Builder = Callable[[re.Match[str]], ev.Event]
 
@@ -257,8 +259,7 @@ STAR_RULES: tuple[Rule, ...] = (
 
 TEXT_RULES: tuple[Rule, ...] = (
     _rule(r"^board:@:@(?::-?[0-9]+){50}$", _board),
-    _rule(r"^(?P<text>login: |> |password: |Please give your password: |Please retype your password: )$",
-          ev.Prompt),
+    _rule(rf"^(?P<text>{'|'.join(map(re.escape, PROMPTS))})$", ev.Prompt),
     _rule(r"^$", ev.Empty),
     # one turn
     _rule(r"^(?P<player>You) roll (?P<die1>[1-6]) and (?P<die2>[1-6])\.$", ev.Rolls),

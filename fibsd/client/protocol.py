@@ -30,10 +30,9 @@ from twisted.protocols.basic import LineReceiver
 from twisted.python.failure import Failure
 
 from fibsd.client import events as ev
-from fibsd.client.parse import NAME, LineReader
+from fibsd.client.parse import NAME, PROMPTS, LineReader
 
 CLIP_VERSION = 1008
-PROMPTS = ("login: ", "> ", "password: ", "Please give your password: ", "Please retype your password: ")
 _IAC = re.compile(rb"\xff[\xfb-\xfe].|\xff\xff", re.S)  # telnet option negotiation, dropped
 _LINE_END = b"\n"
 
