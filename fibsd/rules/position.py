@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import Sequence
 
 CHECKERS = 15
 BAR = 24  # index of the bar in a side's tuple
@@ -46,10 +45,6 @@ class Position:
     @classmethod
     def initial(cls) -> Position:
         return cls(_START, _START)
-
-    @classmethod
-    def from_sides(cls, player: Sequence[int], opponent: Sequence[int]) -> Position:
-        return cls(tuple(player), tuple(opponent))
 
     # -- Position ID ---------------------------------------------------------------
 
