@@ -270,7 +270,8 @@ class Game:
                 events.append(CubeAutoDoubled(self._cube))
             opening = OpeningRoll(dice.roll())
             events.append(opening)
-        winner = 0 if opening.dice[0] > opening.dice[1] else 1
+        winner = opening.winner
+        assert winner is not None
         self._turn = winner
         events.extend(self._dice_rolled(winner, opening.dice))
         return self._emit(events)
