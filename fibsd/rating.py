@@ -18,9 +18,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-INITIAL_RATING = 1500.0
-INITIAL_EXPERIENCE = 0
-
 
 @dataclass(frozen=True, slots=True)
 class RatingChange:
