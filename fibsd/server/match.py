@@ -340,10 +340,7 @@ class LiveMatch:
         """``line`` to users with ``report`` on who neither play nor watch this match."""
         for user in self.lobby.reporting():
             if user.name not in self.names and user.watching not in self.names:
-                if user.session.is_clip:
-                    user.session.notify("", line)
-                else:
-                    user.session.notify(line)
+                user.session.notify_event(line)
 
     def _start_game(self) -> None:
         for player in (0, 1):
@@ -774,9 +771,9 @@ class LiveMatch:
             if other is not None:
                 other.session.notify(text.game_saved(departure))
         if departure is not None:
+            line = text.game_saved(departure)
             for user, _ in self.watchers():
-                line = text.game_saved(departure)
-                user.session.notify(*(["", line] if user.session.is_clip else [line]))
+                user.session.notify_event(line)
         if departure is None:
             self.lobby.broadcast_who(leaver)
         if other is not None:
@@ -787,7 +784,7 @@ class LiveMatch:
                 if user.name in self.names:
                     continue
                 if user.toggles["report"] or user.watching in self.names:
-                    user.session.notify(*(["", line] if user.session.is_clip else [line]))
+                    user.session.notify_event(line)
         return saved
 
     def _close(self) -> None:

@@ -191,6 +191,11 @@ class Session:
         else:
             self.write("\r\n" + "".join(f"{line}\r\n" for line in lines) + PROMPT)
 
+    def notify_event(self, *lines: str) -> None:
+        """``notify`` for a block of lines caused by a game event: CLIP users get an
+        empty line in front of it (game-play.md 1.2)."""
+        self.notify(*(("", *lines) if self.is_clip else lines))
+
     def notify_clip(self, data: bytes) -> None:
         """``notify`` for a CLIP user, of lines already ended and encoded: a broadcast
         to thousands of CLIP users encodes them once."""

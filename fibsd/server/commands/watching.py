@@ -31,7 +31,7 @@ def _event(user: OnlineUser | None, line: str) -> None:
     """A notice caused by someone else: CLIP users get an empty line in front
     (game-play.md 1.2)."""
     if user is not None:
-        user.session.notify(*(["", line] if user.session.is_clip else [line]))
+        user.session.notify_event(line)
 
 
 def live_match(lobby: Lobby, player: str) -> LiveMatch | None:
