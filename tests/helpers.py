@@ -26,6 +26,7 @@ from fibsd.config import Settings, load_settings
 from fibsd.server.protocol import FibsFactory, FibsProtocol
 from fibsd.store import Store
 from fibsd.store.sqlite import SQLiteStore
+from fibsd.wire.input import WILL_ECHO, WONT_ECHO
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIG = REPO / "config" / "fibsd.toml"
@@ -53,6 +54,10 @@ class ImmediateDatabase:
         return getattr(self, method)(*args, **kwargs)
 
 
+def cheap_hash(password: str) -> str:
+    return "sha256$" + hashlib.sha256(password.encode()).hexdigest()
+
+
 class CheapPasswords:
     """A fast, deterministic hasher for in-memory tests (never used by the server).
 
@@ -61,11 +66,10 @@ class CheapPasswords:
     """
 
     def hash(self, password: str) -> Deferred[str]:
-        return succeed("sha256$" + hashlib.sha256(password.encode()).hexdigest())
+        return succeed(cheap_hash(password))
 
     def verify(self, password: str, password_hash: str) -> Deferred[bool]:
-        return succeed(password_hash in ("sha256$" + hashlib.sha256(password.encode()).hexdigest(),
-                                         "plain$" + password))
+        return succeed(password_hash in (cheap_hash(password), "plain$" + password))
 
     def needs_rehash(self, password_hash: str) -> bool:
         return not password_hash.startswith("sha256$")
@@ -113,8 +117,7 @@ class FakeServer:
 
     def register(self, name: str, password: str = "secret") -> None:
         """Create an account directly in the store."""
-        self.store.create_user(name, "sha256$" + hashlib.sha256(password.encode()).hexdigest(),
-                               int(self.clock.seconds()))
+        self.store.create_user(name, cheap_hash(password), int(self.clock.seconds()))
 
 
 class FakeClient:
@@ -169,7 +172,10 @@ class FakeClient:
             self.protocol.connectionLost()
 
 
+def strip_echo(raw: bytes) -> bytes:
+    """``raw`` without the telnet echo switches sent around password prompts."""
+    return raw.replace(WILL_ECHO, b"").replace(WONT_ECHO, b"")
+
+
 def _text(raw: bytes) -> str:
-    for sequence in (b"\xff\xfb\x01", b"\xff\xfc\x01"):
-        raw = raw.replace(sequence, b"")
-    return raw.decode("ascii")
+    return strip_echo(raw).decode("ascii")

@@ -17,6 +17,7 @@ from twisted.internet.defer import Deferred
 
 from fibsd.rules.dice import Dice, DiceExhausted
 from fibsd.wire import clip
+from tests.helpers import strip_echo
 
 TRANSCRIPTS = Path(__file__).resolve().parent.parent.parent / "protocol" / "transcripts"
 
@@ -197,9 +198,7 @@ class Tokenizer:
         self._buffer = ""
 
     def feed(self, data: bytes) -> list[Token]:
-        for sequence in (b"\xff\xfb\x01", b"\xff\xfc\x01"):
-            data = data.replace(sequence, b"")
-        self._buffer += data.decode("ascii")
+        self._buffer += strip_echo(data).decode("ascii")
         tokens = []
         while self._buffer:
             prompt = next((p for p in PROMPTS if self._buffer.startswith(p)), None)
