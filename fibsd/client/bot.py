@@ -412,17 +412,16 @@ async def run(reactor: Any, options: argparse.Namespace) -> Bot:
               length=options.length, matches=options.matches, games=options.games,
               clock=reactor)
     credentials = Credentials(options.name, options.password, "fibsd-bot")
-    factory, ready = connect(reactor, options.server, options.port, credentials, bot,
-                             reconnect=True, connected=bot.attach)
+    _, ready = connect(reactor, options.server, options.port, credentials, bot,
+                       reconnect=True, connected=bot.attach)
     try:
         await ready
     except LoginFailed:
         if not options.register:
             raise
-        factory, ready = connect(reactor, options.server, options.port, credentials, bot,
-                                 register=True, reconnect=True, connected=bot.attach)
+        _, ready = connect(reactor, options.server, options.port, credentials, bot,
+                           register=True, reconnect=True, connected=bot.attach)
         await ready
-    bot.factory = factory
     await bot.finished.wait()
     if bot.protocol is not None and bot.protocol.transport is not None:
         closed = bot.protocol.closed.wait()
