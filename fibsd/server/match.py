@@ -75,6 +75,12 @@ def redouble_setting(value: str) -> int | None:
     return 0 if value == "none" else int(value)
 
 
+def live_match(lobby: Lobby, player: str) -> LiveMatch | None:
+    """The live match ``player`` plays, if any."""
+    match = lobby.matches.get(player)
+    return match if isinstance(match, LiveMatch) else None
+
+
 class LiveMatch:
     def __init__(self, lobby: Lobby, names: tuple[str, str], rules: Match, *,
                  o_first: int, dice: DiceSource) -> None:

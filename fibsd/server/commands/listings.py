@@ -17,7 +17,7 @@ from twisted.internet.defer import maybeDeferred
 
 from fibsd.server.commands import command
 from fibsd.server.commands.info import show_topic
-from fibsd.server.match import LiveMatch
+from fibsd.server.match import LiveMatch, live_match
 from fibsd.wire.board import Colour
 from fibsd.wire import listings_text as text
 
@@ -171,8 +171,8 @@ def _old_game(session: Session, rest: str,
     words = rest.split()
     online = session.lobby.complete(words[0]) if words else me
     name = online.name if online is not None else words[0]
-    running = session.lobby.matches.get(name)
-    if isinstance(running, LiveMatch):
+    running = live_match(session.lobby, name)
+    if running is not None:
         last = last_finished_game(running)
         if last is not None:
             show(last, name)

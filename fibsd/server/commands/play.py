@@ -21,7 +21,7 @@ from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
 from fibsd.server.commands import command
 from fibsd.server.lobby import Lobby, on_logout
-from fibsd.server.match import LiveMatch
+from fibsd.server.match import LiveMatch, live_match
 from fibsd.wire import chat
 from fibsd.wire import game_text as text
 
@@ -52,8 +52,7 @@ def _user(session: Session) -> OnlineUser:
 
 
 def _match(session: Session) -> LiveMatch | None:
-    match = session.lobby.matches.get(_user(session).name)
-    return match if isinstance(match, LiveMatch) else None
+    return live_match(session.lobby, _user(session).name)
 
 
 # -- invite ----------------------------------------------------------------------------
@@ -118,8 +117,8 @@ def invite(session: Session, rest: str) -> Any:
 def _forget(lobby: Lobby, user: OnlineUser) -> None:
     """A departing user's invitation lapses, and his match is saved."""
     lobby.invitations.pop(user.name, None)
-    match = lobby.matches.get(user.name)
-    if isinstance(match, LiveMatch):
+    match = live_match(lobby, user.name)
+    if match is not None:
         match.suspend(user, departure=user.departure or f"{user.name} logs out.")
 
 
@@ -284,8 +283,7 @@ def _watched(session: Session) -> LiveMatch | None:
     user = _user(session)
     match = _match(session)
     if match is None and user.watching is not None:
-        found = session.lobby.matches.get(user.watching)
-        match = found if isinstance(found, LiveMatch) else None
+        match = live_match(session.lobby, user.watching)
     return match
 
 

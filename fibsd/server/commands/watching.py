@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from fibsd.server.commands import command
 from fibsd.server.lobby import Lobby, on_logout
-from fibsd.server.match import LiveMatch
+from fibsd.server.match import live_match
 from fibsd.wire import watching_text as text
 
 if TYPE_CHECKING:
@@ -32,11 +32,6 @@ def _event(user: OnlineUser | None, line: str) -> None:
     (game-play.md 1.2)."""
     if user is not None:
         user.session.notify_event(line)
-
-
-def live_match(lobby: Lobby, player: str) -> LiveMatch | None:
-    match = lobby.matches.get(player)
-    return match if isinstance(match, LiveMatch) else None
 
 
 def _blinder(lobby: Lobby, viewer: OnlineUser, player: OnlineUser) -> str | None:
