@@ -28,7 +28,9 @@ from fibsd.client.bot import Brain
 from fibsd.rules.play import BAR_POINT, OFF_POINT, Play
 from fibsd.rules.position import BAR, Position
 
-_STEP = re.compile(r"(bar|\d+)[/-](off|\d+)\*?(?:\((\d)\))?", re.IGNORECASE)
+# One checker's path as gnubg writes it: a chain keeps the points where it hit
+# (``6/2*/1``), so only its two ends matter.
+_PATH = re.compile(r"(bar|\d+)((?:\*?[/-](?:off|\d+))+)\*?(?:\((\d+)\))?", re.IGNORECASE)
 
 
 def board_line(board: ev.Board) -> str:
@@ -47,9 +49,12 @@ def board_line(board: ev.Board) -> str:
 
 def parse_answer(text: str) -> list[tuple[int, int, int]]:
     """gnubg's move as (from, to, times) checker paths as written (25 bar, 0 off)."""
-    return [(BAR_POINT if src.lower() == "bar" else int(src),
-             OFF_POINT if dst.lower() == "off" else int(dst), int(times or 1))
-            for src, dst, times in _STEP.findall(text)]
+    paths = []
+    for src, chain, times in _PATH.findall(text):
+        dst = re.split(r"[/-]", chain)[-1]
+        paths.append((BAR_POINT if src.lower() == "bar" else int(src),
+                      OFF_POINT if dst.lower() == "off" else int(dst), int(times or 1)))
+    return paths
 
 
 def _after(side: tuple[int, ...], paths: list[tuple[int, int, int]],

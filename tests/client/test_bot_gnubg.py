@@ -39,6 +39,8 @@ def test_the_board_line_is_rebuilt_field_for_field() -> None:
 def test_answers_in_both_notations() -> None:
     assert parse_answer("8/3 6/3\n") == [(8, 3, 1), (6, 3, 1)]
     assert parse_answer("13-7* bar/22(2) 6/off") == [(13, 7, 1), (25, 22, 2), (6, 0, 1)]
+    # a path that hits on the way keeps its intermediate point: only the ends count
+    assert parse_answer("6/2*/1 24/18/13(2)") == [(6, 1, 1), (24, 13, 2)]
 
 
 def test_gnubg_s_play_is_played() -> None:
