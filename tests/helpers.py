@@ -80,10 +80,6 @@ def make_settings(**overrides: Any) -> Settings:
     return load_settings(CONFIG, overrides)
 
 
-make_settings.__test__ = False  # type: ignore[attr-defined]  # also under its old name:
-test_settings = make_settings  # pytest must not collect it where it is imported
-
-
 class FakeServer:
     def __init__(self, store: Store | None = None, settings: Settings | None = None) -> None:
         self.clock = Clock()

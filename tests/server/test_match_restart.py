@@ -22,7 +22,7 @@ from fibsd.rules.movegen import legal_plays
 from fibsd.rules.notation import format_fibs_moves
 from fibsd.store.sqlite import SQLiteStore
 from fibsd.wire.board import Colour, consistency_problems, parse_board, view_position
-from tests.helpers import test_settings
+from tests.helpers import make_settings
 
 WAIT = 20.0
 
@@ -121,7 +121,7 @@ def rolls(seed: int) -> ScriptedDice:
 
 
 async def start(database: Path, seed: int) -> tuple[FibsService, int]:
-    settings = test_settings(port=0, interface="127.0.0.1", database=str(database),
+    settings = make_settings(port=0, interface="127.0.0.1", database=str(database),
                              **{"passwords.memory_kib": 64, "passwords.time_cost": 1})
     service = FibsService(settings, reactor)
     service.shared.lobby.dice = rolls(seed)
