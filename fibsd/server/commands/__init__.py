@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from fibsd.server.session import Session
+    from fibsd.server.user import OnlineUser
 
 Run = Callable[["Session", str], object]
 F = TypeVar("F", bound=Run)
@@ -71,6 +72,12 @@ def resolve(word: str) -> Command | None:
     if len(candidates) == 1:
         return COMMANDS.get(candidates[0])
     return None
+
+
+def user_of(session: Session) -> OnlineUser:
+    """The user typing a command: commands run only once the session is logged in."""
+    assert session.user is not None
+    return session.user
 
 
 def command_names() -> list[str]:

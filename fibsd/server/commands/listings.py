@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import maybeDeferred
 
-from fibsd.server.commands import command
+from fibsd.server.commands import command, user_of
 from fibsd.server.commands.info import show_topic
 from fibsd.server.match import LiveMatch, live_match
 from fibsd.wire.board import Colour
@@ -24,13 +24,7 @@ from fibsd.wire import listings_text as text
 if TYPE_CHECKING:
     from fibsd.server.lobby import Lobby
     from fibsd.server.session import Session
-    from fibsd.server.user import OnlineUser
     from fibsd.store import FinishedMatch, SavedMatch
-
-
-def _me(session: Session) -> OnlineUser:
-    assert session.user is not None
-    return session.user
 
 
 # -- show games -------------------------------------------------------------------------
@@ -68,7 +62,7 @@ def saved_row(lobby: Lobby, name: str, saved: SavedMatch) -> text.SavedRow | Non
 
 @show_topic("saved")
 def show_saved(session: Session, rest: str) -> Any:
-    name = _me(session).name
+    name = user_of(session).name
 
     def listing(saved: list[SavedMatch]) -> None:
         rows = [saved_row(session.lobby, name, s) for s in saved]
@@ -81,7 +75,7 @@ def show_saved(session: Session, rest: str) -> Any:
 def show_savedcount(session: Session, rest: str) -> Any:
     words = rest.split()
     if not words:
-        return _count_saved(session, _me(session).name)
+        return _count_saved(session, user_of(session).name)
     online = session.lobby.complete(words[0])
     if online is not None:
         return _count_saved(session, online.name)
@@ -109,7 +103,7 @@ def ratings(session: Session, rest: str) -> Any:
     except ValueError as error:
         session.send(str(error))
         return None
-    me = _me(session)
+    me = user_of(session)
     threshold = session.settings.rated_experience
 
     def listing(accounts: list[tuple[str, float, int]]) -> None:
@@ -167,7 +161,7 @@ def _old_game(session: Session, rest: str,
               show: Callable[[LiveMatch, str], None]) -> Any:
     """Find the last game the named player (default: the user) finished and call
     ``show(match as it ended, the player's name)``; tell the user if there is none."""
-    me = _me(session)
+    me = user_of(session)
     words = rest.split()
     online = session.lobby.complete(words[0]) if words else me
     name = online.name if online is not None else words[0]
@@ -194,7 +188,7 @@ def _old_game(session: Session, rest: str,
 
 @command("oldboard")
 def oldboard(session: Session, rest: str) -> Any:
-    me = _me(session)
+    me = user_of(session)
     return _old_game(session, rest, lambda last, player: session.send(
         *last.board_lines(me, seen_as=player)))
 

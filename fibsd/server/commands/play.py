@@ -19,7 +19,7 @@ from twisted.internet.defer import maybeDeferred
 
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
-from fibsd.server.commands import command
+from fibsd.server.commands import command, user_of
 from fibsd.server.lobby import Lobby, on_logout
 from fibsd.server.match import LiveMatch, live_match
 from fibsd.wire import chat
@@ -46,20 +46,15 @@ class Invitation:
     confirmed: bool = True  # False: the terms changed since the invitee last saw this inviter's
 
 
-def _user(session: Session) -> OnlineUser:
-    assert session.user is not None
-    return session.user
-
-
 def _match(session: Session) -> LiveMatch | None:
-    return live_match(session.lobby, _user(session).name)
+    return live_match(session.lobby, user_of(session).name)
 
 
 # -- invite ----------------------------------------------------------------------------
 
 @command("invite")
 def invite(session: Session, rest: str) -> Any:
-    user = _user(session)
+    user = user_of(session)
     lobby = session.lobby
     words = rest.split()
     if not words:
@@ -126,7 +121,7 @@ def _forget(lobby: Lobby, user: OnlineUser) -> None:
 
 @command("join")
 def join(session: Session, rest: str) -> Any:
-    user = _user(session)
+    user = user_of(session)
     lobby = session.lobby
     words = rest.split()
     match = _match(session)
@@ -191,7 +186,7 @@ def leave(session: Session, rest: str) -> Any:
     match = _match(session)
     if match is None:
         return session.send(text.NO_ONE_TO_LEAVE)
-    return match.suspend(_user(session))
+    return match.suspend(user_of(session))
 
 
 # -- the game -----------------------------------------------------------------------------
@@ -202,7 +197,7 @@ def _act(session: Session, action: str, error_text: Any, *args: Any) -> None:
     if match is None:
         session.send(text.NOT_PLAYING)
         return
-    user = _user(session)
+    user = user_of(session)
     try:
         getattr(match, action)(user, *args)
     except RulesError as error:
@@ -220,7 +215,7 @@ def move(session: Session, rest: str) -> None:
     if match is None:
         session.send(text.NOT_PLAYING)
         return
-    user = _user(session)
+    user = user_of(session)
     player = match.index(user)
     try:
         match.move(user, rest)
@@ -234,7 +229,7 @@ def off(session: Session, rest: str) -> None:
     match = _match(session)
     if match is None:
         session.send(text.NOT_PLAYING)
-    elif not match.bear_off(_user(session)):
+    elif not match.bear_off(user_of(session)):
         session.send(text.CANT_BEAR_OFF)
 
 
@@ -280,7 +275,7 @@ def resign(session: Session, rest: str) -> None:
 # -- looking at the game ------------------------------------------------------------------
 
 def _watched(session: Session) -> LiveMatch | None:
-    user = _user(session)
+    user = user_of(session)
     match = _match(session)
     if match is None and user.watching is not None:
         match = live_match(session.lobby, user.watching)
@@ -289,7 +284,7 @@ def _watched(session: Session) -> LiveMatch | None:
 
 @command("board", aliases=("b",))
 def board(session: Session, rest: str) -> None:
-    user = _user(session)
+    user = user_of(session)
     match = _watched(session)
     if match is None:
         if user.watching is not None:
@@ -302,7 +297,7 @@ def board(session: Session, rest: str) -> None:
 
 @command("pip")
 def pip(session: Session, rest: str) -> None:
-    user = _user(session)
+    user = user_of(session)
     match = _watched(session)
     if match is None:
         session.send(text.NOT_WATCHING_OR_PLAYING)

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fibsd.server.commands import command
-from fibsd.server.user import OnlineUser
+from fibsd.server.commands import command, user_of
 from fibsd.store import UserRecord
 from fibsd.wire import settings as texts
 from fibsd.wire.input import PasswordProblem, password_problem
@@ -23,14 +22,9 @@ if TYPE_CHECKING:
 _WHO_TOGGLES = frozenset({"ready"})
 
 
-def _me(session: Session) -> OnlineUser:
-    assert session.user is not None
-    return session.user
-
-
 @command("toggle", aliases=("to",))
 def toggle(session: Session, rest: str) -> object:
-    user = _me(session)
+    user = user_of(session)
     words = rest.split()
     if not words:
         session.send(*texts.format_toggle_listing(user.toggles))
@@ -54,7 +48,7 @@ def toggle(session: Session, rest: str) -> object:
 
 @command("set")
 def set_variable(session: Session, rest: str) -> object:
-    user = _me(session)
+    user = user_of(session)
     words = rest.split()
     if not words:
         session.send(*texts.format_variable_listing(user.variables))
@@ -78,7 +72,7 @@ def set_variable(session: Session, rest: str) -> object:
 
 @command("address")
 def address(session: Session, rest: str) -> object:
-    user = _me(session)
+    user = user_of(session)
     words = rest.split()
     if not words:
         session.send(texts.ADDRESS_MISSING)
@@ -96,7 +90,7 @@ def address(session: Session, rest: str) -> object:
 @command("password")
 def password(session: Session, rest: str) -> object:
     """``password <old>:<new>:<new>``; argon2 runs off the reactor thread."""
-    user = _me(session)
+    user = user_of(session)
     parts = rest.strip().split(":")
     if len(parts) != 3 or not all(parts):
         session.send(*texts.PASSWORD_USAGE)

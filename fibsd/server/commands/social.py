@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary, WeakSet
 
-from fibsd.server.commands import command
+from fibsd.server.commands import command, user_of
 from fibsd.server.lobby import Lobby, on_login, on_logout
 from fibsd.server.user import OnlineUser
 from fibsd.store import StoredMessage, UserRecord
@@ -30,11 +30,6 @@ SHOUT_WINDOW = 60.0  # seconds; the limit itself is settings.limits.shouts_per_m
 _shout_times: WeakKeyDictionary[OnlineUser, deque[float]] = WeakKeyDictionary()
 _waiting_for: WeakKeyDictionary[OnlineUser, list[str]] = WeakKeyDictionary()
 _waved: WeakSet[OnlineUser] = WeakSet()
-
-
-def _me(session: Session) -> OnlineUser:
-    assert session.user is not None
-    return session.user
 
 
 def _reply(session: Session, said: chat.Said) -> None:
@@ -70,7 +65,7 @@ def _may_shout(session: Session, user: OnlineUser) -> bool:
 
 @command("shout")
 def shout(session: Session, rest: str) -> None:
-    user = _me(session)
+    user = user_of(session)
     text = rest.strip()
     if not text:
         session.send(chat.NOTHING_TO_SAY)
@@ -86,7 +81,7 @@ def shout(session: Session, rest: str) -> None:
 
 
 def _tell(session: Session, rest: str, *, complete: bool) -> None:
-    user = _me(session)
+    user = user_of(session)
     name, text = _name_and_text(rest)
     if not name:
         session.send(chat.NAME_NEEDED)
@@ -122,7 +117,7 @@ def tellx(session: Session, rest: str) -> None:
 
 @command("say", aliases=("s",))
 def say(session: Session, rest: str) -> None:
-    user = _me(session)
+    user = user_of(session)
     text = rest.strip()
     if user.playing is None:
         session.send(chat.NOT_PLAYING)
@@ -151,7 +146,7 @@ def _game_players(lobby: Lobby, user: OnlineUser) -> set[str] | None:
 def _to_game(session: Session, rest: str, *, players_hear: bool,
              heard: Callable[[str, str], chat.Said], echo: Callable[[str], chat.Said]) -> None:
     """Deliver to the game's watchers (and players); gags do not apply inside a game."""
-    user = _me(session)
+    user = user_of(session)
     players = _game_players(session.lobby, user)
     text = rest.strip()
     if players is None:
@@ -195,7 +190,7 @@ def _show_messages(session: Session, messages: list[StoredMessage]) -> None:
 
 @command("message")
 def message(session: Session, rest: str) -> object:
-    user = _me(session)
+    user = user_of(session)
     name, text = _name_and_text(rest)
     if not name:
         return session.db.take_messages(user.name).addCallback(
@@ -231,7 +226,7 @@ def message(session: Session, rest: str) -> object:
 
 @command("waitfor")
 def waitfor(session: Session, rest: str) -> object:
-    user = _me(session)
+    user = user_of(session)
     name = rest.split(" ")[0]
     waits = _waiting_for.setdefault(user, [])
     if not name:
@@ -285,7 +280,7 @@ def _toggle_listed(session: Session, rest: str, listed: set[str], *, self_reply:
         session.send(listing(_names(listed)) if listed else nobody)
         return
     target = session.lobby.complete(name)
-    if target is _me(session):
+    if target is user_of(session):
         session.send(self_reply)
     elif target is None:
         session.send(chat.no_one_called(name))
@@ -300,13 +295,13 @@ def _toggle_listed(session: Session, rest: str, listed: set[str], *, self_reply:
 
 @command("gag")
 def gag(session: Session, rest: str) -> None:
-    _toggle_listed(session, rest, _me(session).gagged, self_reply=chat.GAG_SELF,
+    _toggle_listed(session, rest, user_of(session).gagged, self_reply=chat.GAG_SELF,
                    nobody=chat.NOBODY_GAGGED, listing=chat.gag_list, changed=chat.gag_changed)
 
 
 @command("blind")
 def blind(session: Session, rest: str) -> None:
-    _toggle_listed(session, rest, _me(session).blinded, self_reply=chat.BLIND_SELF,
+    _toggle_listed(session, rest, user_of(session).blinded, self_reply=chat.BLIND_SELF,
                    nobody=chat.NOBODY_BLINDED, listing=chat.blind_list,
                    changed=chat.blind_changed)
 
@@ -315,7 +310,7 @@ def blind(session: Session, rest: str) -> None:
 
 @command("away")
 def away(session: Session, rest: str) -> None:
-    user = _me(session)
+    user = user_of(session)
     text = rest.strip()
     if text:
         user.away = text
@@ -332,7 +327,7 @@ def away(session: Session, rest: str) -> None:
 
 @command("back")
 def back(session: Session, rest: str) -> None:
-    user = _me(session)
+    user = user_of(session)
     if user.away is None:
         session.send(chat.NOT_AWAY)
         return
@@ -343,7 +338,7 @@ def back(session: Session, rest: str) -> None:
 
 @command("wave")
 def wave(session: Session, rest: str) -> None:
-    user = _me(session)
+    user = user_of(session)
     if user in _waved:
         session.send(chat.WAVE_AGAIN)
         session.lobby.send_to_all([chat.waves_again(user.name)], except_=user)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fibsd.server.commands import command
+from fibsd.server.commands import command, user_of
 from fibsd.server.lobby import Lobby, on_logout
 from fibsd.server.match import live_match
 from fibsd.wire import watching_text as text
@@ -20,11 +20,6 @@ from fibsd.wire import watching_text as text
 if TYPE_CHECKING:
     from fibsd.server.session import Session
     from fibsd.server.user import OnlineUser
-
-
-def _me(session: Session) -> OnlineUser:
-    assert session.user is not None
-    return session.user
 
 
 def _event(user: OnlineUser | None, line: str) -> None:
@@ -60,7 +55,7 @@ def stop_watching(lobby: Lobby, watcher: OnlineUser) -> str | None:
 
 @command("watch")
 def watch(session: Session, rest: str) -> None:
-    user = _me(session)
+    user = user_of(session)
     lobby = session.lobby
     words = rest.split()
     if not words:
@@ -112,7 +107,7 @@ def _start_watching(session: Session, user: OnlineUser, target: OnlineUser) -> N
 
 @command("unwatch")
 def unwatch(session: Session, rest: str) -> None:
-    user = _me(session)
+    user = user_of(session)
     player = stop_watching(session.lobby, user)
     if player is None:
         session.send(text.NOT_WATCHING)
@@ -123,7 +118,7 @@ def unwatch(session: Session, rest: str) -> None:
 
 @command("look")
 def look(session: Session, rest: str) -> None:
-    user = _me(session)
+    user = user_of(session)
     lobby = session.lobby
     words = rest.split()
     if not words:
