@@ -97,5 +97,5 @@ def show_watchers(session: Session, rest: str) -> None:
 
 @show_topic("max")
 def show_max(session: Session, rest: str) -> None:
-    online = sum(1 for _ in session.lobby.users())
+    online = len(session.lobby.online)
     session.send(f"max_logins is {online} (maximum: {session.settings.limits.max_users})")
