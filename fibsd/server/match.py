@@ -51,6 +51,7 @@ from fibsd.rules.notation import format_fibs_moves, parse_fibs_pairs, to_mover_n
 from fibsd.rules.play import OFF_POINT, Play
 from fibsd.store import FinishedMatch, SavedMatch
 from fibsd.wire import game_text as text
+from fibsd.wire import listings_text
 from fibsd.wire.ascii_board import render_board
 from fibsd.wire.board import UNLIMITED, BoardView, Colour, Seat, Table, board_view, format_board
 from fibsd.wire.ratings_text import format_rating_calculation
@@ -680,38 +681,16 @@ class LiveMatch:
                                                (names[1 - watched], score[1 - watched]))])
 
     def _moves_listing(self) -> list[str]:
-        """The game just finished, as ``toggle moves`` lists it (game-play.md 7.5)."""
+        """The game just finished, as ``toggle moves`` lists it: the same listing as
+        ``oldmoves`` (game-play.md 7.5)."""
         game = self.rules.game
         assert game is not None
-        letters = {p: self.colour(p).name for p in (0, 1)}
-        x = 0 if self.colour(0) is Colour.X else 1
         score = list(self.rules.score)
         if game.result is not None:  # the score already counts this game
             score[game.result.winner] -= game.result.points
-        lines = [text.moves_score(self.rules.length, score[x], score[1 - x]),
-                 text.moves_players(self.names[x], self.names[1 - x])]
-        dice: tuple[int, int] | None = None
-        for event in game.history:
-            if isinstance(event, OpeningRoll) and event.winner is not None:
-                dice = (event.dice[1 - x], event.dice[x])  # O's die first
-            elif isinstance(event, Rolled):
-                dice = event.dice
-            elif isinstance(event, CannotMove):
-                lines.append(text.moves_entry(letters[event.player],
-                                              text.moves_roll(event.dice, None)))
-            elif isinstance(event, Moved):
-                moves = format_fibs_moves(event.play.moves, self.colour(event.player).direction)
-                lines.append(text.moves_entry(letters[event.player],
-                                              text.moves_roll(dice or (0, 0), moves)))
-            else:
-                action = _LISTED.get(type(event))
-                if action is not None:
-                    player = getattr(event, "player")
-                    lines.append(text.moves_entry(letters[player], action))
-                elif isinstance(event, GameWon):
-                    lines.append(text.moves_entry(letters[event.winner],
-                                                  f"wins {text.points(event.points)}"))
-        return lines
+        x_player = 0 if self.colour(0) is Colour.X else 1
+        return listings_text.format_moves_list(game.history, self.names, x_player,
+                                               (score[0], score[1]), self.rules.length)
 
     def _match_won(self, event: MatchWon) -> None:
         w, score = event.winner, event.score
@@ -808,11 +787,6 @@ class LiveMatch:
         return None
 
 
-_LISTED: dict[type, str] = {
-    Doubled: "doubles", Redoubled: "redoubles", DoubleAccepted: "accepts",
-    DoubleRejected: "rejects", ResignOffered: "wants to resign", ResignAccepted: "accepts",
-    ResignRejected: "rejects",
-}
 
 
 def _logged(deferred: Any) -> Any:
