@@ -167,7 +167,6 @@ class Lobby:
                 other.session.notify_clip(data)
 
     # The lobby's name for it, as the server contract calls it.
-    user_changed = broadcast_who
 
     def send_to_all(self, lines: Iterable[str], except_: OnlineUser | None = None) -> None:
         lines = tuple(lines)
