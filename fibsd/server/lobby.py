@@ -166,8 +166,6 @@ class Lobby:
             if other.session.is_clip:
                 other.session.notify_clip(data)
 
-    # The lobby's name for it, as the server contract calls it.
-
     def send_to_all(self, lines: Iterable[str], except_: OnlineUser | None = None) -> None:
         lines = tuple(lines)
         for other in self.users():
