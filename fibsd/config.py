@@ -103,10 +103,10 @@ class AccountDefaults:
 
 @dataclass(frozen=True)
 class PasswordCost:
-    """argon2id cost; the defaults follow OWASP's 2023 minimum (19 MiB, 2 passes)."""
+    """argon2id cost; the defaults are one of OWASP's minimums (7 MiB, 5 passes)."""
 
-    time_cost: int = checked(2, between(1))
-    memory_kib: int = checked(19456, between(8))
+    time_cost: int = checked(5, between(1))
+    memory_kib: int = checked(7168, between(8))
     parallelism: int = checked(1, between(1))
 
 

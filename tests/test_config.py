@@ -41,7 +41,7 @@ def test_default_values() -> None:
     assert (settings.interface, settings.port, settings.idle_timeout) == ("0.0.0.0", 4321, 3600)
     assert settings.limits == Limits(1024, 1000, 5, 50, 6)
     assert settings.new_accounts == AccountDefaults(3, 0, 0, "none", "login", "UTC")
-    assert settings.passwords == PasswordCost(2, 19456, 1)
+    assert settings.passwords == PasswordCost(5, 7168, 1)
 
 
 def test_the_shipped_file_states_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:

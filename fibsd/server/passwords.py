@@ -5,7 +5,7 @@ milliseconds of CPU: both run in worker threads (not the database thread, which 
 stay free for short queries), so a burst of logins never stalls play.  The workers
 are a pool of their own, one thread per core: more threads would not check faster,
 and each thread that ever ran argon2 keeps its memory (glibc's per-thread malloc
-arenas hold the 19 MiB blocks), so the reactor's pool of ten cost some 200 MB of
+arenas hold the argon2 blocks), so the reactor's pool of ten cost some 200 MB of
 RSS after a login burst.  Only hashes are stored; the cost parameters travel inside each hash, so
 raising the configured cost affects new hashes and ``needs_rehash`` tells the
 server which old ones to replace at the next successful login.

@@ -53,7 +53,7 @@ async def test_cheap_cost_is_fast_enough_for_tests() -> None:
 @pytest_twisted.ensureDeferred
 async def test_default_cost_is_argon2id_19_mib_two_passes() -> None:
     hashed = await hash_password("secret")
-    assert hashed.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
+    assert hashed.startswith("$argon2id$v=19$m=7168,t=5,p=1$")
     assert needs_rehash(hashed) is False
     assert needs_rehash(hashed, CHEAP) is True
 
