@@ -81,7 +81,13 @@ def make_settings(**overrides: Any) -> Settings:
 
 
 class FakeServer:
-    def __init__(self, store: Store | None = None, settings: Settings | None = None) -> None:
+    """A server on in-memory transports.  Each input and clock step ends by letting the
+    presence feed go, as if its delay had passed; ``hold_feed=True`` leaves that to
+    the clock (the feed's own tests)."""
+
+    def __init__(self, store: Store | None = None, settings: Settings | None = None,
+                 hold_feed: bool = False) -> None:
+        self.hold_feed = hold_feed
         self.clock = Clock()
         self.clock.advance(START_TIME)
         self.store = store if store is not None else SQLiteStore(":memory:")
@@ -103,9 +109,12 @@ class FakeServer:
         return client
 
     def settle(self) -> None:
-        """Finish closings the server asked for (StringTransport only records them)."""
+        """Finish closings the server asked for (StringTransport only records them),
+        then let the presence feed go, as its delay would."""
         for client in self.clients:
             client.finish_close()
+        if not self.hold_feed:
+            self.services.lobby.feed.flush()
 
     def advance(self, seconds: float) -> None:
         self.clock.advance(seconds)

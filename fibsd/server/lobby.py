@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from fibsd.rules.dice import DiceSource, SystemDice
+from fibsd.server.feed import Feed
 from fibsd.wire import clip
 
 if TYPE_CHECKING:
@@ -39,8 +40,11 @@ def on_logout(hook: Hook) -> Hook:
 
 
 class Lobby:
-    def __init__(self, clock: IReactorTime, dice: DiceSource | None = None) -> None:
+    def __init__(self, clock: IReactorTime, dice: DiceSource | None = None,
+                 presence_delay: float = 0.0) -> None:
         self.clock = clock
+        # What every CLIP user is told (who-info, logins, logouts) waits here briefly.
+        self.feed = Feed(clock, presence_delay)
         self.online: dict[str, OnlineUser] = {}
         # Matches (fibsd.server.match): the dice every match rolls with (tests script
         # them), the coin that picks game one's colours, live matches and invitations
@@ -150,10 +154,13 @@ class Lobby:
             hook(self, user)
 
     def _tell_departure(self, user: OnlineUser, text: str) -> None:
+        clip_data = _encoded(clip.format_logout(user.name, text))
         for other in self.users():
             if other is not user and other.name != user.name and other.toggles["notify"]:
-                other.session.notify(
-                    clip.format_logout(user.name, text) if other.session.is_clip else text)
+                if other.session.is_clip:
+                    other.session.notify_clip(clip_data)
+                else:
+                    other.session.notify(text)
 
     # --- telling everyone -----------------------------------------------------------
 
@@ -165,6 +172,16 @@ class Lobby:
         for other in self.users():
             if other.session.is_clip:
                 other.session.notify_clip(data)
+
+    def announce(self, users: Iterable[OnlineUser], *lines: str) -> None:
+        """A game event's lines (as ``notify_event`` puts them) for many users: CLIP
+        users get them encoded once, through the feed."""
+        clip_data = _encoded("", *lines)
+        for user in users:
+            if user.session.is_clip:
+                user.session.notify_clip(clip_data)
+            else:
+                user.session.notify_event(*lines)
 
     def send_to_all(self, lines: Iterable[str], except_: OnlineUser | None = None) -> None:
         lines = tuple(lines)

@@ -345,9 +345,9 @@ class LiveMatch:
 
     def _report(self, line: str) -> None:
         """``line`` to users with ``report`` on who neither play nor watch this match."""
-        for user in self.lobby.reporting():
-            if user.name not in self.names and user.watching not in self.names:
-                user.session.notify_event(line)
+        self.lobby.announce((user for user in self.lobby.reporting()
+                             if user.name not in self.names
+                             and user.watching not in self.names), line)
 
     def _start_game(self) -> None:
         for player in (0, 1):

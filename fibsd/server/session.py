@@ -197,16 +197,23 @@ class Session:
         self.notify(*(("", *lines) if self.is_clip else lines))
 
     def notify_clip(self, data: bytes) -> None:
-        """``notify`` for a CLIP user, of lines already ended and encoded: a broadcast
-        to thousands of CLIP users encodes them once."""
+        """``notify`` for a CLIP user, of lines already ended and encoded, through the
+        lobby's feed: a broadcast to thousands of CLIP users encodes them once and is
+        written in batches (fibsd.server.feed)."""
         if self.user is not None and self.phase is not Phase.CLOSED:
+            self.lobby.feed.hold(self, data)
+
+    def write_held(self, data: bytes) -> None:
+        """The feed's lines for this session, when it lets them go."""
+        if self.phase is not Phase.CLOSED:
             self.connection.write(data)
 
     def write(self, text: str, raw: bytes = b"") -> None:
-        """Seven-bit text (anything else becomes ``?``), after optional raw bytes."""
+        """Seven-bit text (anything else becomes ``?``), after optional raw bytes, and
+        after the feed's lines held for this session (which came first)."""
         if self.phase is Phase.CLOSED:
             return
-        self.connection.write(raw + text.encode("ascii", "replace"))
+        self.connection.write(self.lobby.feed.release(self) + raw + text.encode("ascii", "replace"))
 
     def disconnect(self, goodbye: bool = True, notice: str | None = None) -> None:
         """Close the connection; ``notice`` is what others see (default: logs out)."""
@@ -241,6 +248,7 @@ class Session:
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self.phase = Phase.CLOSED
+        self.lobby.feed.release(self)  # nobody left to read it
         user, self.user = self.user, None
         if user is None:
             return
