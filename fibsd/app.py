@@ -19,6 +19,7 @@ from twisted.internet.interfaces import IListeningPort, IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
 from fibsd.server.dbthread import DatabaseThread
@@ -44,7 +45,7 @@ def read_motd(path: Path) -> tuple[str, ...]:
 def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
                    clock: IReactorTime) -> Services:
     return Services(
-        lobby=Lobby(clock), db=db, passwords=passwords, clock=clock, settings=settings,
+        lobby=Lobby(clock, presence_delay=settings.presence_delay_ms / 1000), db=db, passwords=passwords, clock=clock, settings=settings,
         motd=read_motd(settings.motd), banner=clip.BANNER,
     )
 
@@ -83,6 +84,7 @@ class FibsService(MultiService):
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
         self.port: IListeningPort | None = None
         self.listening: Deferred[IListeningPort] = Deferred()
+        self.collector = ScheduledCollection(reactor, settings.gc_interval)
 
     def startService(self) -> None:
         super().startService()
@@ -101,6 +103,7 @@ class FibsService(MultiService):
                  interface=getattr(address, "host", self.settings.interface),
                  port=getattr(address, "port", self.settings.port),
                  database=str(self.settings.database))
+        self.collector.start()
         self.listening.callback(port)
 
     def _cannot_listen(self, failure: Failure) -> None:
@@ -118,6 +121,7 @@ class FibsService(MultiService):
             await maybeDeferred(self.port.stopListening)
         await self.factory.shutdown(self.reactor)
         await self.db.stopService()
+        self.collector.stop()
         log.info("fibsd stopped; database closed")
 
     def stopService(self) -> Deferred[None]:

@@ -121,6 +121,8 @@ class Settings:
     registration: bool = True
     admins: tuple[str, ...] = checked((), user_names)
     rated_experience: int = checked(50, between(0))
+    presence_delay_ms: int = checked(100, between(0, 10000))
+    gc_interval: int = checked(300, between(0))
     limits: Limits = field(default_factory=Limits)
     new_accounts: AccountDefaults = field(default_factory=AccountDefaults)
     passwords: PasswordCost = field(default_factory=PasswordCost)
