@@ -28,11 +28,13 @@ from twisted.application.service import Service
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.interfaces import IReactorFromThreads
 from twisted.internet.threads import deferToThreadPool
+from twisted.logger import Logger
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
 from fibsd.store import Store
 
+log = Logger()
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -43,6 +45,20 @@ STORE_METHODS = frozenset(
 
 class DatabaseStopped(Exception):
     """A store call was made after the database thread was told to stop."""
+
+
+def unattended(deferred: Deferred[T], what: str) -> Deferred[T | None]:
+    """A store write nobody waits for the answer to: a failure is logged instead of
+    lost.  One that comes after the database stopped (a rehash finishing during
+    shutdown) is expected and only noted."""
+
+    def failed(failure: Failure) -> None:
+        if failure.check(DatabaseStopped):
+            log.warn("Store call {what} came after the database stopped", what=what)
+        else:
+            log.failure("Store call {what} failed", failure, what=what)
+
+    return deferred.addErrback(failed)
 
 
 class DatabaseThread(Service):

@@ -49,6 +49,7 @@ from fibsd.rules.game import Phase
 from fibsd.rules.match import Match
 from fibsd.rules.notation import format_fibs_moves, parse_fibs_pairs, to_mover_numbering
 from fibsd.rules.play import OFF_POINT, Play
+from fibsd.server.dbthread import unattended
 from fibsd.store import FinishedMatch, SavedMatch
 from fibsd.wire import game_text as text
 from fibsd.wire import listings_text
@@ -732,7 +733,8 @@ class LiveMatch:
 
         self._after.append(announce)
         if db is not None:
-            _logged(db.record_finished_match(finished, new_ratings=new_ratings))
+            unattended(db.record_finished_match(finished, new_ratings=new_ratings),
+                       "record_finished_match")
 
     # -- ending without a winner --------------------------------------------------------------
 
@@ -745,8 +747,8 @@ class LiveMatch:
         saved = None
         if db is not None:
             a, b = sorted(self.names)
-            saved = _logged(db.save_match(SavedMatch(a, b, int(self.lobby.now()),
-                                                     self.to_record())))
+            saved = unattended(db.save_match(SavedMatch(a, b, int(self.lobby.now()),
+                                                        self.to_record())), "save_match")
         self._close()
         if departure is None:
             leaver.session.send(text.YOU_TERMINATED)
@@ -785,17 +787,3 @@ class LiveMatch:
             if user is not None:
                 return user.session.db
         return None
-
-
-
-
-def _logged(deferred: Any) -> Any:
-    """Store writes nobody waits for: log a failure instead of losing it."""
-    from twisted.logger import Logger
-
-    def failed(failure: Any) -> None:
-        Logger().failure("Saving a match failed", failure)
-
-    if hasattr(deferred, "addErrback"):
-        deferred.addErrback(failed)
-    return deferred

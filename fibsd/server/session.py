@@ -32,7 +32,7 @@ from twisted.python.failure import Failure
 
 from fibsd.config import Settings
 from fibsd.server import commands
-from fibsd.server.dbthread import DatabaseStopped
+from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
 from fibsd.store import NameTaken, StoredMessage, UserRecord
@@ -356,16 +356,8 @@ class Session:
         return self.phase
 
     def _store(self, method: str, *args: Any) -> None:
-        """A store write nobody waits for; failures are logged.  One that comes after the
-        database stopped (a rehash finishing during shutdown) is lost by design."""
-
-        def failed(failure: Failure) -> None:
-            if failure.check(DatabaseStopped):
-                log.warn("Store call {method} came after the database stopped", method=method)
-            else:
-                log.failure("Store call {method} failed", failure, method=method)
-
-        maybeDeferred(getattr(self.db, method), *args).addErrback(failed)
+        """A store write nobody waits for (``unattended``)."""
+        unattended(maybeDeferred(getattr(self.db, method), *args), method)
 
     # --- LOGIN and PASSWORD ------------------------------------------------------------
 

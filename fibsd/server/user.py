@@ -55,10 +55,7 @@ class OnlineUser:
     ) -> OnlineUser:
         """``new_account_variables`` are the site's defaults for variables the account
         has never stored (fibsd.toml ``[new_accounts]``)."""
-        stored = dict(record.settings)
-        for name, value in new_account_variables.items():
-            stored.setdefault(f"set.{name}", value)
-        toggles, variables = toggles_from_text(stored)
+        toggles, variables = toggles_from_text(record.settings, new_account_variables)
         toggles["telnet"] = client is None
         return cls(
             name=record.name, record=record, session=session, login_time=login_time,
