@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_twisted
-from twisted.internet.defer import gatherResults
+from twisted.internet.defer import fail, gatherResults, succeed
+from twisted.logger import LogLevel, globalLogPublisher
 
-from fibsd.server.dbthread import DatabaseStopped, DatabaseThread
+from fibsd.server.dbthread import DatabaseStopped, DatabaseThread, unattended
 from fibsd.store import NameTaken, Store, StoredMessage, UserRecord
 from fibsd.store.sqlite import SQLiteStore
 
@@ -109,3 +111,34 @@ async def test_stop_without_start_still_closes(tmp_path: Path) -> None:
     reopened = SQLiteStore(tmp_path / "fibsd.sqlite")
     assert reopened.name_taken("alice")
     reopened.close()
+
+
+def logged_events(run: Callable[[], object]) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    globalLogPublisher.addObserver(events.append)
+    try:
+        run()
+    finally:
+        globalLogPublisher.removeObserver(events.append)
+    return [e for e in events if e.get("log_namespace") == "fibsd.server.dbthread"]
+
+
+def test_an_unattended_write_that_fails_is_logged_not_lost() -> None:
+    events = logged_events(lambda: unattended(fail(NameTaken("alice")), "create_user"))
+    assert [(e["log_level"], e["log_format"], e["what"]) for e in events] == [
+        (LogLevel.critical, "Store call {what} failed", "create_user")]
+    assert events[0]["log_failure"].check(NameTaken)
+
+
+def test_an_unattended_write_after_the_database_stopped_is_only_noted() -> None:
+    done: list[object] = []
+    events = logged_events(
+        lambda: unattended(fail(DatabaseStopped()), "record_logout").addCallback(done.append))
+    assert [(e["log_level"], e["what"]) for e in events] == [(LogLevel.warn, "record_logout")]
+    assert done == [None]
+
+
+def test_an_unattended_write_that_succeeds_passes_its_result_on() -> None:
+    done: list[object] = []
+    assert logged_events(lambda: unattended(succeed(7), "save_match").addCallback(done.append)) == []
+    assert done == [7]
