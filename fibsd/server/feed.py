@@ -13,7 +13,6 @@ for it (``release``), so each client receives its lines in the order they were m
 
 from __future__ import annotations
 
-from itertools import islice
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -32,10 +31,12 @@ class Feed:
         self.clock = clock
         self.delay = delay
         self._held: dict[Recipient, list[bytes]] = {}
+        self._round: list[Recipient] = []  # still to write in this round, in reverse
         self._call: IDelayedCall | None = None
 
     def hold(self, recipient: Recipient, data: bytes) -> None:
-        """Send ``data`` to ``recipient`` within ``delay`` seconds, after what it holds."""
+        """Send ``data`` to ``recipient`` within ``delay`` seconds (or at the next round,
+        if its round has passed), after what it holds."""
         held = self._held.get(recipient)
         if held is not None:
             held.append(data)
@@ -57,13 +58,24 @@ class Feed:
         if self._call is not None and self._call.active():
             self._call.cancel()
         self._call = None
+        self._round = []
         for recipient in list(self._held):
             recipient.write_held(self.release(recipient))
 
     def _flush(self) -> None:
-        """Write one slice, oldest recipients first; the rest on the next turns."""
+        """Write one slice of this round's recipients (those holding lines when it
+        began); the rest on the next turns.  Lines held after a recipient's turn wait
+        for the next round, ``delay`` after this one ends: under a stream of changes
+        each user still gets one write per round, not one per change."""
         self._call = None
-        for recipient in list(islice(self._held, SLICE)):
-            recipient.write_held(self.release(recipient))
-        if self._held:
+        if not self._round:
+            self._round = list(self._held)[::-1]
+        for _ in range(min(SLICE, len(self._round))):
+            recipient = self._round.pop()
+            data = self.release(recipient)
+            if data:
+                recipient.write_held(data)
+        if self._round:
             self._call = self.clock.callLater(0, self._flush)
+        elif self._held:
+            self._call = self.clock.callLater(self.delay, self._flush)

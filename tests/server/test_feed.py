@@ -78,12 +78,16 @@ def test_many_recipients_are_written_a_slice_per_reactor_turn() -> None:
     turns.turn(0.1)
     assert [len(u.writes) for u in users] == [1] * SLICE + [0] * (SLICE + 1)
     users[0].writes.clear()
-    feed.hold(users[0], b"5 b\r\n")  # after its slice: queued behind the others
+    feed.hold(users[0], b"5 b\r\n")  # after its turn in this round: the next round
+    feed.hold(users[-1], b"5 b\r\n")  # before its turn: goes with it
     turns.turn()
     assert [len(u.writes) for u in users[1:]] == [1] * (2 * SLICE - 1) + [0]
-    assert users[0].writes == []
     turns.turn()
-    assert users[-1].writes == [b"5 a\r\n"]
+    assert users[-1].writes == [b"5 a\r\n5 b\r\n"]
+    assert users[0].writes == []
+    turns.turn(0.099)
+    assert users[0].writes == []
+    turns.turn(0.001)
     assert users[0].writes == [b"5 b\r\n"]
     assert turns.clock.getDelayedCalls() == []
 
