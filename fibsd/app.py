@@ -45,7 +45,8 @@ def read_motd(path: Path) -> tuple[str, ...]:
 def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
                    clock: IReactorTime) -> Services:
     return Services(
-        lobby=Lobby(clock, presence_delay=settings.presence_delay_ms / 1000), db=db, passwords=passwords, clock=clock, settings=settings,
+        lobby=Lobby(clock, presence_delay=settings.presence_delay_ms / 1000), db=db,
+        passwords=passwords, clock=clock, settings=settings,
         motd=read_motd(settings.motd), banner=clip.BANNER,
     )
 

@@ -3,7 +3,7 @@
 A full collection walks every object the collector tracks.  With 2,000 connections and
 500 matches that is 100 ms in which no command is answered, and Python starts one each
 time a quarter more objects have survived into its oldest generation: every few seconds
-under load (benchmarks/README.md, "Latency and the garbage collector").  So once the
+under load (benchmarks/README.md, "Second round", item 10).  So once the
 process is set up, its objects (modules, classes, configuration) are moved out of the
 collector's sight with ``gc.freeze``, the young generations keep Python's schedule (a
 few milliseconds each), and full collections run every ``interval`` seconds instead.

@@ -1,4 +1,4 @@
-"""Lines for every CLIP user (who-info, logins, logouts), held briefly and written in slices.
+"""Lines for every CLIP user (who-info, logins, logouts, match reports), held briefly.
 
 Each login, logout and who-info change goes to every CLIP user.  Written at once, that
 is one send per user per change: a burst of logins costs a number of system calls that
@@ -54,7 +54,8 @@ class Feed:
         return b"".join(held) if held else b""
 
     def flush(self) -> None:
-        """Write everything held now, in one go (tests, shutdown)."""
+        """Write everything held now, in one go (the in-memory test server, as if the
+        delay had passed)."""
         if self._call is not None and self._call.active():
             self._call.cancel()
         self._call = None

@@ -140,5 +140,6 @@ def test_an_unattended_write_after_the_database_stopped_is_only_noted() -> None:
 
 def test_an_unattended_write_that_succeeds_passes_its_result_on() -> None:
     done: list[object] = []
-    assert logged_events(lambda: unattended(succeed(7), "save_match").addCallback(done.append)) == []
+    events = logged_events(lambda: unattended(succeed(7), "save_match").addCallback(done.append))
+    assert events == []
     assert done == [7]
