@@ -1,19 +1,29 @@
 """GNU Backgammon as the bot's brain, through gnubg's ``external`` socket interface.
 
-Start gnubg with ``external localhost:4322`` (in gnubg's command line, ``gnubg -t``);
-it then reads a FIBS ``board:`` line per request and answers with its choice for
-that board.  This brain rebuilds the board line from the parsed ``Board`` (all 53
-fields), asks, and reads the answer's checker paths in either notation gnubg may
-use (``13/7 8/7``, ``bar/22*``, ``8/5(2)``, or FIBS's ``13-7 8-7``).  The legal play
-whose resulting side equals what the paths lead to is played (where two plays differ
-only in a hit made on the way, the first in the rules engine's order); an answer that
-leads to no legal result is ignored.
+Start gnubg with ``external localhost:4322`` on its command line (``gnubg -t``); it
+then answers one line per FIBS ``board:`` line it reads.  Checked against gnubg
+1.07.001: the answer depends only on the board line --
+
+- dice on the board: the play, in the mover's own numbering whatever the colour or
+  direction, bar 25 and off 0, doubles written out, a trailing space
+  (``8/3 6/3 ``, ``25/23 24/20 ``, ``8/2* 6/2 ``, ``5/1 5/1 4/0 4/0``);
+- no dice: ``double`` or ``roll`` (too good to double is ``roll``);
+- the was-doubled flag set: ``take``, ``drop`` or ``beaver``;
+- a line it cannot read: ``Error: ...``.
+
+gnubg serves one connection at a time and listens again only after that one closes,
+so a fresh connection per request may be refused; the brain keeps one connection
+open and opens a new one only when the held one has gone.  Plays come from the
+server's board line; cube questions from a board line built here from the position
+and cube state (the bot asks them without dice on the board).  The legal play whose
+resulting side equals what gnubg's paths lead to is played (where two plays differ
+only in a hit made on the way, the first in the rules engine's order).
 
 Anything that goes wrong (gnubg not running, a timeout, an answer that is no legal
-play) falls back to the heuristic, so a bot never stalls for want of gnubg.  The cube
-and resignation decisions stay with the heuristic.  Not covered by the test suite:
-the tests must not depend on gnubg being installed.  The socket call blocks the
-reactor for at most ``timeout`` seconds, which is fine for one bot per process.
+play or no cube word) falls back to the heuristic, so a bot never stalls for want of
+gnubg.  Resignations stay with the heuristic.  The socket call blocks the reactor
+for at most ``timeout`` seconds, which is fine for one bot per process; one gnubg
+serves one bot.
 """
 
 from __future__ import annotations
@@ -27,10 +37,15 @@ from fibsd.client import strategy
 from fibsd.client.bot import Brain
 from fibsd.rules.play import BAR_POINT, OFF_POINT, Play
 from fibsd.rules.position import BAR, Position
+from fibsd.wire.board import UNLIMITED, Colour, Seat, Table, board_view, format_board
 
 # One checker's path as gnubg writes it: a chain keeps the points where it hit
 # (``6/2*/1``), so only its two ends matter.
 _PATH = re.compile(r"(bar|\d+)((?:\*?[/-](?:off|\d+))+)\*?(?:\((\d+)\))?", re.IGNORECASE)
+
+# gnubg's cube words and what they mean for the bot (beavers are not played: a take).
+_DOUBLE_ANSWERS = {"double": True, "roll": False}
+_TAKE_ANSWERS = {"take": True, "beaver": True, "drop": False}
 
 
 def board_line(board: ev.Board) -> str:
@@ -47,6 +62,21 @@ def board_line(board: ev.Board) -> str:
     return "board:" + ":".join(str(field) for field in fields)
 
 
+def cube_line(position: Position, state: strategy.CubeState, *, doubled: bool) -> str:
+    """A board line that asks gnubg whether to double (or, ``doubled``, whether to take).
+
+    gnubg reads cube ownership from the two may-double flags: a cube above 1 (or a
+    redouble) is ours when we decide to double and the opponent's when we answer.
+    """
+    centred = not state.redouble and state.cube == 1
+    me = Seat("You", Colour.O, state.my_score, may_double=centred or not doubled)
+    them = Seat("opponent", Colour.X, state.opponent_score, may_double=centred or doubled)
+    table = Table(UNLIMITED if state.length is None else state.length, cube=state.cube,
+                  turn=Colour.X if doubled else Colour.O,
+                  doubled=Colour.O if doubled else None)
+    return format_board(board_view(position, me, them, table))
+
+
 def parse_answer(text: str) -> list[tuple[int, int, int]]:
     """gnubg's move as (from, to, times) checker paths as written (25 bar, 0 off)."""
     paths = []
@@ -57,14 +87,10 @@ def parse_answer(text: str) -> list[tuple[int, int, int]]:
     return paths
 
 
-def _after(side: tuple[int, ...], paths: list[tuple[int, int, int]],
-           mirror: bool) -> tuple[int, ...] | None:
-    """The mover's side after ``paths`` (points mirrored for FIBS's absolute numbering of
-    the side that moves 1 -> 24); None when the paths do not fit the side."""
+def _after(side: tuple[int, ...], paths: list[tuple[int, int, int]]) -> tuple[int, ...] | None:
+    """The mover's side after ``paths``; None when the paths do not fit the side."""
     counts = list(side)
     for src, dst, times in paths:
-        if mirror:
-            src, dst = _flip(src), _flip(dst)
         counts[BAR if src == BAR_POINT else src - 1] -= times
         if dst != OFF_POINT:
             counts[dst - 1] += times
@@ -72,51 +98,78 @@ def _after(side: tuple[int, ...], paths: list[tuple[int, int, int]],
 
 
 class GnubgBrain:
-    """Asks gnubg for plays; the heuristic for everything else and as the fallback."""
+    """Asks gnubg for plays and cube decisions; the heuristic for resignations and as
+    the fallback."""
 
     def __init__(self, host: str, port: int, *, fallback: Brain, timeout: float = 10.0) -> None:
         self.address = (host, port)
         self.fallback = fallback
         self.timeout = timeout
+        self._sock: socket.socket | None = None
 
     def ask(self, line: str) -> str:
-        with socket.create_connection(self.address, timeout=self.timeout) as sock:
-            sock.sendall(line.encode("ascii") + b"\n")
-            answer = b""
-            while not answer.endswith(b"\n"):
-                chunk = sock.recv(4096)
-                if not chunk:
-                    break
-                answer += chunk
+        """gnubg's one-line answer; a held connection that gnubg closed is replaced once
+        (a timeout is not retried: gnubg would still be busy with the first request)."""
+        if self._sock is not None:
+            try:
+                return self._exchange(self._sock, line)
+            except ConnectionError:
+                self.close()
+            except OSError:
+                self.close()
+                raise
+        self._sock = socket.create_connection(self.address, timeout=self.timeout)
+        try:
+            return self._exchange(self._sock, line)
+        except OSError:
+            self.close()
+            raise
+
+    @staticmethod
+    def _exchange(sock: socket.socket, line: str) -> str:
+        sock.sendall(line.encode("ascii") + b"\n")
+        answer = b""
+        while not answer.endswith(b"\n"):
+            chunk = sock.recv(4096)
+            if not chunk:
+                raise ConnectionResetError("gnubg closed the connection")
+            answer += chunk
         return answer.decode("ascii", "replace")
+
+    def close(self) -> None:
+        """Drop the connection (a late answer must not be read as the next one's)."""
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+    def _answer(self, line: str) -> str:
+        try:
+            return self.ask(line)
+        except OSError:
+            return ""
 
     def play(self, board: ev.Board, position: Position, dice: tuple[int, int],
              plays: Sequence[Play]) -> Play | None:
         if len(plays) > 1:
-            try:
-                answer = self.ask(board_line(board))
-            except OSError:
-                answer = ""
-            paths = parse_answer(answer)
-            if paths:
-                # gnubg names points from the mover's side; FIBS moves are absolute
-                for mirror in (False, board.direction == 1):
-                    wanted = _after(position.player, paths, mirror)
-                    for play in plays:
-                        if play.result.player == wanted:
-                            return play
+            paths = parse_answer(self._answer(board_line(board)))
+            wanted = _after(position.player, paths) if paths else None
+            for play in plays:
+                if play.result.player == wanted:
+                    return play
         return self.fallback.play(board, position, dice, plays)
 
     def double(self, position: Position, state: strategy.CubeState) -> bool:
+        word = self._answer(cube_line(position, state, doubled=False)).strip()
+        if word in _DOUBLE_ANSWERS:
+            return _DOUBLE_ANSWERS[word]
         return self.fallback.double(position, state)
 
     def take(self, position: Position, state: strategy.CubeState) -> bool:
+        word = self._answer(cube_line(position, state, doubled=True)).strip()
+        if word in _TAKE_ANSWERS:
+            return _TAKE_ANSWERS[word]
         return self.fallback.take(position, state)
 
     def accept_resignation(self, position: Position, points: int,
                            state: strategy.CubeState) -> bool:
         return self.fallback.accept_resignation(position, points, state)
-
-
-def _flip(point: int) -> int:
-    return point if point in (BAR_POINT, OFF_POINT) else 25 - point
