@@ -59,6 +59,21 @@ class Lobby:
         # The users who may have ``report`` on: added at login and by ``toggle``, pruned
         # at logout, so match starts and results do not walk every online user.
         self._reporting: dict[OnlineUser, None] = {}
+        # ``who_lines``: (second, lines) or None once a who change made them stale.
+        self._who_lines: tuple[int, bytes] | None = None
+
+    def who_lines(self, now: float, without: OnlineUser | None = None) -> bytes:
+        """Every online user's CLIP 5 line (but ``without``'s), in login order: the list
+        each CLIP login receives.  Kept for the current second, since only the idle
+        fields change with time: after a who change it is made again, and a login
+        adds the newcomer's line, so a burst of logins does not format every line
+        again for each newcomer."""
+        if without is not None:
+            return _encoded(*(u.clip_who_line(now) for u in self.users() if u is not without))
+        second = int(now)
+        if self._who_lines is None or self._who_lines[0] != second:
+            self._who_lines = (second, _encoded(*(u.clip_who_line(now) for u in self.users())))
+        return self._who_lines[1]
 
     def users(self) -> Iterator[OnlineUser]:
         return iter(list(self.online.values()))
@@ -128,7 +143,12 @@ class Lobby:
             self._reporting.pop(replaced, None)
         self.online[user.name] = user
         self.report_toggled(user)
-        clip_who = _encoded(user.clip_who_line(self.now()), clip.WHO_END)
+        line = _encoded(user.clip_who_line(self.now()))
+        if replaced is None and self._who_lines is not None:
+            self._who_lines = (self._who_lines[0], self._who_lines[1] + line)
+        else:
+            self._who_lines = None
+        clip_who = line + _encoded(clip.WHO_END)
         clip_notified = _encoded(clip.format_login(user.name, text)) + clip_who
         for other in self.users():
             if other is user:
@@ -145,6 +165,7 @@ class Lobby:
         if self.online.get(user.name) is not user:
             return
         del self.online[user.name]
+        self._who_lines = None
         if user.watching is not None:
             self._forget_watcher(user, user.watching)
         self._reporting.pop(user, None)
@@ -168,6 +189,7 @@ class Lobby:
         """Push ``user``'s CLIP 5 line, and its own 6, to every CLIP user (self included)."""
         if self.online.get(user.name) is not user:
             return
+        self._who_lines = None
         data = _encoded(user.clip_who_line(self.now()), clip.WHO_END)
         for other in self.users():
             if other.session.is_clip:

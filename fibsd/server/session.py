@@ -451,19 +451,21 @@ class Session:
             lines.append(clip.format_own_info(user.name, user.toggles, user.variables,
                                               user.rating, user.experience))
             lines += clip.format_motd(self.services.motd)
-            others = [u for u in self.lobby.users() if u is not replaced]
-            now_seconds = self.clock.seconds()
-            lines += [u.clip_who_line(now_seconds) for u in [*others, user]]
-            lines.append(clip.WHO_END)
         else:
             lines.append(f"** User {user.name} authenticated.")
             lines.append(f"** Last login: {clip.format_date(previous_login)} from {previous_host}")
             lines += self.services.motd
+        self.write("".join(f"{line}\r\n" for line in lines), raw=WONT_ECHO if echo_was_off else b"")
+        lines, who = [], b""
+        if self.is_clip:  # everyone online (the others, then this user), ended by 6
+            now_seconds = self.clock.seconds()
+            who = self.lobby.who_lines(now_seconds, without=replaced)
+            lines += [user.clip_who_line(now_seconds), clip.WHO_END]
         if messages:
             lines.append(chat.MESSAGES_FOLLOW)
             lines += [chat.message_received(m.sender, m.sent, m.text).for_client(self.is_clip)
                       for m in messages]
-        self.write("".join(f"{line}\r\n" for line in lines), raw=WONT_ECHO if echo_was_off else b"")
+        self.write("".join(f"{line}\r\n" for line in lines), raw=who)
         self.phase = Phase.READY
         if replaced is not None:
             replaced.session.replaced()

@@ -507,3 +507,35 @@ def test_help_lists_the_commands_and_shows_topics() -> None:
     assert client.lines() == ["** No help available on '../../etc/passwd'."]
     client.send("motd")
     assert client.lines()[:2] == ["3", "+" + "-" * 68 + "+"]
+
+
+def test_a_clip_login_lists_everyone_as_they_are_now() -> None:
+    """The who list a login receives is kept for the current second (Lobby.who_lines):
+    a change, a login or a logout within that second must show, and the idle times
+    must move on with the clock."""
+    server = FakeServer()
+    for name in ("alice", "bob", "carol", "dave", "erin", "fred"):
+        server.register(name)
+    alice = clip_login(server, "alice")
+    clip_login(server, "bob")
+
+    def who(name: str) -> list[str]:
+        conn = server.connect()
+        conn.received()
+        conn.send(f"login test 1008 {name} secret")
+        lines = conn.lines()
+        start = lines.index("4") + 2  # after the MOTD block and its empty line
+        return [line.split(" 1500.00 ")[0] + " " + line.split(" ")[8] if line != "6" else line
+                for line in lines[start:lines.index("6", start) + 1]]
+
+    assert who("carol") == ["5 alice - - 0 0 0", "5 bob - - 0 0 0", "5 carol - - 0 0 0", "6"]
+    alice.send("toggle ready")
+    assert who("dave") == ["5 alice - - 1 0 0", "5 bob - - 0 0 0", "5 carol - - 0 0 0",
+                           "5 dave - - 0 0 0", "6"]
+    server.lobby.find("bob").session.connection.close()
+    server.settle()
+    assert who("erin") == ["5 alice - - 1 0 0", "5 carol - - 0 0 0", "5 dave - - 0 0 0",
+                           "5 erin - - 0 0 0", "6"]
+    server.advance(5)
+    assert who("fred") == ["5 alice - - 1 0 5", "5 carol - - 0 0 5", "5 dave - - 0 0 5",
+                           "5 erin - - 0 0 5", "5 fred - - 0 0 0", "6"]

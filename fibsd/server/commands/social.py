@@ -252,6 +252,8 @@ def waitfor(session: Session, rest: str) -> object:
 
 @on_login
 def _arrived(lobby: Lobby, user: OnlineUser) -> None:
+    if not any(user.name in waits for waits in _waiting_for.values()):
+        return  # the usual case: no walk over every user at each login
     for waiter in lobby.users():
         waits = _waiting_for.get(waiter, [])
         if user.name in waits and waiter is not user:
