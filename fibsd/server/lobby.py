@@ -43,7 +43,8 @@ class Lobby:
     def __init__(self, clock: IReactorTime, dice: DiceSource | None = None,
                  presence_delay: float = 0.0) -> None:
         self.clock = clock
-        # What every CLIP user is told (who-info, logins, logouts) waits here briefly.
+        # What every CLIP user is told (who-info, logins, logouts, match reports) waits
+        # here briefly (fibsd.server.feed).
         self.feed = Feed(clock, presence_delay)
         self.online: dict[str, OnlineUser] = {}
         # Matches (fibsd.server.match): the dice every match rolls with (tests script
