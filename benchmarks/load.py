@@ -75,9 +75,10 @@ PASSWORD = "secret"
 SKIPPED = (b"5 ", b"6", b"7 ", b"8 ")  # CLIP who-info, its end, login and logout notices
 LOGIN_BATCH = 200
 LOGIN_TIMEOUT = 120
-# Connections in flight that have not yet seen the server's banner.  fibsd listens with
-# Twisted's default backlog of 50; a connection beyond a full accept queue is dropped
-# silently and its client waits forever, so the clients never have more pending.
+# Connections in flight that have not yet seen the server's banner.  A connection beyond
+# a full accept queue is dropped silently and its client waits forever; fibsd's backlog
+# is 1024 now (Twisted's default of 50 when this was written), and the clients still
+# never have more than this pending.
 CONNECT_WINDOW = 40
 SHOUTER = "shouter"
 THOUGHT = frozenset({"roll", "move", "double", "accept", "reject"})
