@@ -27,8 +27,11 @@ Phases (all on loopback, fresh database in a temporary directory):
    is finished or saved.  Any failure (or any error or unknown line seen by a bot)
    makes the exit status 1.
 
-The clients all run in this process on one reactor.  Idle connections do not parse
-what they receive; the bots parse every line with the client library except the
+The clients run in this process on one reactor, unless ``--bot-processes N`` spreads
+the bot pairs over N processes of their own (the idle connections and the shouter stay
+here): the bots parse every board and choose every play, and on one reactor that work
+is a queue of its own, which the latency figures would count.  Idle connections do not
+parse what they receive; the bots parse every line with the client library except the
 who-info and login/logout notices (CLIP 5-8), which they count and skip: those are
 the bulk of the traffic at this size and a bot has no use for them.
 
@@ -62,7 +65,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from twisted.internet import defer, task  # noqa: E402
-from twisted.internet.protocol import ClientFactory, Protocol  # noqa: E402
+from twisted.internet.protocol import ClientFactory, ProcessProtocol, Protocol  # noqa: E402
+from twisted.protocols.basic import LineReceiver  # noqa: E402
 
 from fibsd.client import events as ev  # noqa: E402
 from fibsd.collector import ScheduledCollection  # noqa: E402
@@ -359,15 +363,15 @@ class BeginCounter(Bot):
         self.begun += 1
 
 
-async def start_bots(reactor: Any, port: int, pairs: int, length: int, stats: Stats,
+async def start_bots(reactor: Any, port: int, pairs: range, length: int, stats: Stats,
                      think: float) -> list[tuple[BeginCounter, BeginCounter]]:
     bots = []
-    for number in range(pairs):
+    for number in pairs:
         host = BeginCounter(account("ba", number), clock=reactor, stats=stats, think=think)
         guest = BeginCounter(account("bb", number), invite=host.name, length=length,
                              clock=reactor, stats=stats, think=think)
         bots.append((host, guest))
-    for start in range(0, pairs, CONNECT_WINDOW // 2):
+    for start in range(0, len(bots), CONNECT_WINDOW // 2):
         logins = []
         for host, guest in bots[start:start + CONNECT_WINDOW // 2]:
             for bot in (host, guest):
@@ -377,6 +381,138 @@ async def start_bots(reactor: Any, port: int, pairs: int, length: int, stats: St
                 logins.append(factory.first_login.wait())
         await defer.gatherResults(logins)
     return bots
+
+
+class LocalBots:
+    """Bot pairs on this process's reactor; ``WorkerBots`` asks the same of another."""
+
+    def __init__(self, reactor: Any, port: int, pairs: range, length: int, think: float) -> None:
+        self.reactor, self.port, self.pairs = reactor, port, pairs
+        self.length, self.think = length, think
+        self.stats = Stats()
+        self.bots: list[tuple[BeginCounter, BeginCounter]] = []
+        # The clients' own full collections would count as server latency: they run on
+        # the server's schedule (fibsd.collector) while latency is measured.
+        self.collector = ScheduledCollection(reactor, 300)
+        self._counts = (0, 0)
+
+    async def start(self) -> None:
+        self.bots = await start_bots(self.reactor, self.port, self.pairs, self.length,
+                                     self.stats, self.think)
+
+    async def begin_window(self) -> None:
+        self.collector.start()
+        self.stats.latencies.clear()
+        self._counts = (self.stats.actions, self.stats.matches)
+
+    async def end_window(self) -> dict[str, Any]:
+        self.collector.stop()
+        return {"latencies": list(self.stats.latencies),
+                "actions": self.stats.actions - self._counts[0],
+                "matches": (self.stats.matches - self._counts[1]) / 2,
+                "skipped": LeanProtocol.skipped,
+                "cpu": resource.getrusage(resource.RUSAGE_SELF).ru_utime}
+
+    async def drain(self, seconds: float) -> int:
+        """Let each bot finish the match it is in; the number of matches left."""
+        for host, guest in self.bots:
+            for bot in (host, guest):
+                bot.match_limit = bot.matches_played + (1 if bot.playing else 0)
+                bot.invite_name = None if not bot.playing else bot.invite_name
+        deadline = time.monotonic() + seconds
+        busy = [bot for pair in self.bots for bot in pair if not bot.finished.done and bot.playing]
+        while any(not bot.finished.done for bot in busy) and time.monotonic() < deadline:
+            await sleep(self.reactor, 0.5)
+        return sum(1 for bot in busy if not bot.finished.done) // 2
+
+    async def report(self) -> dict[str, Any]:
+        """Problems the bots saw, and each pair's matches begun (for the final check)."""
+        failures = [f"{bot.name}: unknown line {line!r}"
+                    for pair in self.bots for bot in pair
+                    for protocol in bot.protocols for line in protocol.unknown_lines]
+        failures += [f"error line during play: {text}" for text in self.stats.errors[:20]]
+        return {"failures": failures,
+                "pairs": [(host.name, guest.name, guest.begun) for host, guest in self.bots]}
+
+    def close(self) -> None:
+        pass
+
+
+class WorkerBots(ProcessProtocol):
+    """Bot pairs in a process of their own (``--bot-processes``): the bots' parsing and
+    play choosing is spread over more than one reactor, so that one client's queue does
+    not stand in for the server's latency.  Requests and answers are JSON lines."""
+
+    def __init__(self, reactor: Any, port: int, pairs: range, length: int, think: float) -> None:
+        self._buffer = b""
+        self._answers: list[defer.Deferred[Any]] = []
+        command = [sys.executable, __file__, "--bot-worker", str(port), "--pairs",
+                   f"{pairs.start}:{pairs.stop}", "--length", str(length), "--think", str(think)]
+        reactor.spawnProcess(self, sys.executable, command, env=os.environ, path=str(REPO),
+                             childFDs={0: "w", 1: "r", 2: 2})
+
+    def outReceived(self, data: bytes) -> None:
+        *lines, self._buffer = (self._buffer + data).split(b"\n")
+        for line in lines:
+            self._answers.pop(0).callback(json.loads(line))
+
+    async def _ask(self, op: str, **arguments: Any) -> Any:
+        answer: defer.Deferred[Any] = defer.Deferred()
+        self._answers.append(answer)
+        self.transport.write(json.dumps({"op": op, **arguments}).encode() + b"\n")
+        return await answer
+
+    async def start(self) -> None:
+        await self._ask("start")
+
+    async def begin_window(self) -> None:
+        await self._ask("begin_window")
+
+    async def end_window(self) -> dict[str, Any]:
+        return await self._ask("end_window")  # type: ignore[no-any-return]
+
+    async def drain(self, seconds: float) -> int:
+        return await self._ask("drain", seconds=seconds)  # type: ignore[no-any-return]
+
+    async def report(self) -> dict[str, Any]:
+        return await self._ask("report")  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self.transport.closeStdin()
+
+
+class WorkerCommands(LineReceiver):
+    """A bot worker's side of ``WorkerBots``: requests on stdin, answers on stdout."""
+
+    delimiter = b"\n"
+
+    def __init__(self, bots: LocalBots) -> None:
+        self.bots = bots
+
+    def lineReceived(self, line: bytes) -> None:
+        request = json.loads(line)
+        op = request.pop("op")
+        defer.Deferred.fromCoroutine(getattr(self.bots, op)(**request)).addCallbacks(
+            self._send, self._failed)
+
+    def _send(self, answer: Any) -> None:
+        self.transport.write(json.dumps(answer).encode() + b"\n")
+
+    def _failed(self, failure: Any) -> None:
+        sys.stderr.write(failure.getTraceback())
+        os._exit(1)
+
+    def connectionLost(self, reason: Any = None) -> None:
+        self.bots.reactor.stop()  # the parent closed stdin: done
+
+
+def bot_worker(port: int, pairs: str, length: int, think: float) -> None:
+    from twisted.internet import reactor
+    from twisted.internet.stdio import StandardIO
+
+    start, stop = (int(n) for n in pairs.split(":"))
+    StandardIO(WorkerCommands(LocalBots(reactor, port, range(start, stop), length, think)))
+    reactor.run()
 
 
 # -- measuring -------------------------------------------------------------------
@@ -420,7 +556,8 @@ async def shout_cost(reactor: Any, shouter: ClipClientProtocol, monitor: IdleMon
 # -- the correctness check -------------------------------------------------------
 
 
-def check_database(path: Path, bots: Sequence[tuple[BeginCounter, BeginCounter]]) -> list[str]:
+def check_database(path: Path, bots: Sequence[tuple[str, str, int]]) -> list[str]:
+    """``bots``: (host, guest, matches the guest began) for each pair."""
     from fibsd.rules.match import Match
 
     problems = []
@@ -451,14 +588,30 @@ def check_database(path: Path, bots: Sequence[tuple[BeginCounter, BeginCounter]]
         if abs(rating - expected) > 1e-6:
             problems.append(f"{name}: rating {rating} but 1500 + changes = {expected}")
     saved = {frozenset(row) for row in conn.execute("SELECT player_a, player_b FROM saved_matches")}
-    for host, guest in bots:
-        pair = frozenset((host.name, guest.name))
+    for host, guest, begun in bots:
+        pair = frozenset((host, guest))
         done = per_pair.get(pair, 0) + (1 if pair in saved else 0)
-        if done != guest.begun:
-            problems.append(f"{guest.name}-{host.name}: {guest.begun} matches begun, "
+        if done != begun:
+            problems.append(f"{guest}-{host}: {begun} matches begun, "
                             f"{per_pair.get(pair, 0)} finished, saved: {pair in saved}")
     conn.close()
     return problems
+
+
+def bot_groups(reactor: Any, port: int, options: argparse.Namespace) -> list[Any]:
+    """The bot pairs, split evenly over ``--bot-processes`` (1: this process)."""
+    count = max(1, min(options.bot_processes, options.matches))
+    if count == 1:
+        return [LocalBots(reactor, port, range(options.matches), options.length, options.think)]
+    bounds = [options.matches * n // count for n in range(count + 1)]
+    return [WorkerBots(reactor, port, range(bounds[n], bounds[n + 1]), options.length,
+                       options.think) for n in range(count)]
+
+
+async def each(groups: Sequence[Any], method: str, *args: Any) -> list[Any]:
+    """``method(*args)`` of every bot group at once; their answers in order."""
+    return list(await defer.gatherResults(
+        [defer.Deferred.fromCoroutine(getattr(g, method)(*args)) for g in groups]))
 
 
 # -- the run ---------------------------------------------------------------------
@@ -482,7 +635,8 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
     rss0, _ = server.memory()
     monitor = IdleMonitor()
     failures: list[str] = []
-    bots: list[tuple[BeginCounter, BeginCounter]] = []
+    pairs: list[tuple[str, str, int]] = []
+    groups: list[Any] = []
     try:
         burst = await log_in_idle(reactor, port, idle_names[:options.logins], monitor)
         print(f"login burst: {options.logins} logins in {burst:.2f} s")
@@ -505,25 +659,22 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
         reactor.connectTCP("127.0.0.1", port, shouter_factory)
         shouter = await shouter_factory.first_login.wait()
 
-        stats = Stats()
         started = time.perf_counter()
-        bots = await start_bots(reactor, port, options.matches, options.length, stats,
-                                options.think)
-        print(f"bots: {2 * options.matches} logged in in {time.perf_counter() - started:.1f} s")
+        groups = bot_groups(reactor, port, options)
+        await defer.gatherResults([defer.Deferred.fromCoroutine(g.start()) for g in groups])
+        print(f"bots: {2 * options.matches} logged in in {time.perf_counter() - started:.1f} s"
+              + (f" ({len(groups)} client processes)" if len(groups) > 1 else ""))
         await sleep(reactor, min(5.0, options.duration / 4))  # let the matches start
-        # The clients' own full collections would count as server latency: they run on
-        # the server's schedule (fibsd.collector) while latency is measured.
-        collector = ScheduledCollection(reactor, 300)
-        collector.start()
-        stats.latencies.clear()
-        actions0, matches0, cpu0 = stats.actions, stats.matches, server.cpu()
+        await each(groups, "begin_window")
+        cpu0 = server.cpu()
         window = time.perf_counter()
         await sleep(reactor, options.duration)
         elapsed = time.perf_counter() - window
-        collector.stop()
-        actions, matches = stats.actions - actions0, (stats.matches - matches0) / 2
+        measured = await each(groups, "end_window")
         cpu = server.cpu() - cpu0
-        latencies = list(stats.latencies)
+        latencies = [value for part in measured for value in part["latencies"]]
+        actions = sum(part["actions"] for part in measured)
+        matches = sum(part["matches"] for part in measured)
         rss3, _ = server.memory()
         pace = f", {options.think} s think time" if options.think else " at full speed"
         print(f"play: {options.matches} concurrent {options.length}-point matches{pace} for "
@@ -534,18 +685,11 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
         print(f"latency (command -> answering line, {len(latencies)} commands): "
               f"p50 {percentile(latencies, .5) * 1000:.1f} ms, p95 {percentile(latencies, .95) * 1000:.1f} ms, "
               f"p99 {percentile(latencies, .99) * 1000:.1f} ms, max {max(latencies, default=0) * 1000:.1f} ms")
-        print(f"bot side: {LeanProtocol.skipped} CLIP 5-8 lines skipped unparsed; client process CPU "
-              f"{resource.getrusage(resource.RUSAGE_SELF).ru_utime:.1f} s user so far")
+        print(f"bot side: {sum(part['skipped'] for part in measured)} CLIP 5-8 lines skipped "
+              "unparsed; client process CPU "
+              + ", ".join(f"{part['cpu']:.1f} s" for part in measured) + " user so far")
 
-        for host, guest in bots:
-            for bot in (host, guest):
-                bot.match_limit = bot.matches_played + (1 if bot.playing else 0)
-                bot.invite_name = None if not bot.playing else bot.invite_name
-        deadline = time.monotonic() + options.drain
-        busy = [bot for pair in bots for bot in pair if not bot.finished.done and bot.playing]
-        while any(not bot.finished.done for bot in busy) and time.monotonic() < deadline:
-            await sleep(reactor, 0.5)
-        unfinished = sum(1 for bot in busy if not bot.finished.done) // 2
+        unfinished = sum(await each(groups, "drain", options.drain))
         if unfinished:
             print(f"drain: {unfinished} matches unfinished after {options.drain:.0f} s; "
                   "the server saves them when the bots leave")
@@ -557,16 +701,16 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
         total_cpu = server.cpu()
         _, peak = server.memory()
         print(f"server total: CPU {total_cpu:.1f} s, peak RSS {peak / 2**20:.1f} MB")
-        for host, guest in bots:
-            for bot in (host, guest):
-                for protocol in bot.protocols:
-                    failures += [f"{bot.name}: unknown line {line!r}" for line in protocol.unknown_lines]
-        failures += [f"error line during play: {text}" for text in stats.errors[:20]]
+        for part in await each(groups, "report"):
+            failures += part["failures"]
+            pairs += part["pairs"]
     finally:
         code = server.stop()
+        for group in groups:
+            group.close()
         if code != 0:
             failures.append(f"server exit status {code}")
-    failures += check_database(directory / "fibsd.sqlite", bots)
+    failures += check_database(directory / "fibsd.sqlite", pairs)
     finished = sqlite3.connect(directory / "fibsd.sqlite").execute(
         "SELECT count(*) FROM finished_matches").fetchone()[0]
     print(f"check: {finished} finished matches, {len(failures)} problems")
@@ -588,10 +732,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--drain", type=float, default=60,
                         help="seconds the bots get to finish their matches")
     parser.add_argument("--nodelay", action="store_true", help="server sockets with TCP_NODELAY")
+    parser.add_argument("--bot-processes", type=int, default=1,
+                        help="client processes the bot pairs are spread over")
     parser.add_argument("--serve", metavar="CONFIG", help=argparse.SUPPRESS)
+    parser.add_argument("--bot-worker", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--pairs", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.serve:
         serve(options.serve, options.nodelay)
+        return
+    if options.bot_worker:
+        bot_worker(options.bot_worker, options.pairs, options.length, options.think)
         return
     task.react(lambda reactor: defer.Deferred.fromCoroutine(_exit_with(reactor, options)))
 
