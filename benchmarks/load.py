@@ -446,6 +446,7 @@ class WorkerBots(ProcessProtocol):
     def __init__(self, reactor: Any, port: int, pairs: range, length: int, think: float) -> None:
         self._buffer = b""
         self._answers: list[defer.Deferred[Any]] = []
+        self._ended = ""
         command = [sys.executable, __file__, "--bot-worker", str(port), "--pairs",
                    f"{pairs.start}:{pairs.stop}", "--length", str(length), "--think", str(think)]
         reactor.spawnProcess(self, sys.executable, command, env=os.environ, path=str(REPO),
@@ -456,7 +457,17 @@ class WorkerBots(ProcessProtocol):
         for line in lines:
             self._answers.pop(0).callback(json.loads(line))
 
+    def processEnded(self, reason: Any) -> None:
+        """A worker that dies (its traceback is on stderr) fails what waits for it and
+        every later request, instead of leaving the run waiting for ever."""
+        self._ended = f"a bot worker ended: {reason.getErrorMessage()}"
+        waiting, self._answers = self._answers, []
+        for answer in waiting:
+            answer.errback(SystemExit(self._ended))
+
     async def _ask(self, op: str, **arguments: Any) -> Any:
+        if self._ended:
+            raise SystemExit(self._ended)
         answer: defer.Deferred[Any] = defer.Deferred()
         self._answers.append(answer)
         self.transport.write(json.dumps({"op": op, **arguments}).encode() + b"\n")
@@ -503,7 +514,8 @@ class WorkerCommands(LineReceiver):
         os._exit(1)
 
     def connectionLost(self, reason: Any = None) -> None:
-        self.bots.reactor.stop()  # the parent closed stdin: done
+        if self.bots.reactor.running:  # the parent closed stdin: done
+            self.bots.reactor.stop()
 
 
 def bot_worker(port: int, pairs: str, length: int, think: float) -> None:
