@@ -396,7 +396,7 @@ TEXT_RULES: tuple[Rule, ...] = (
           r"|Your site is not allowed to create new accounts\.)$", ev.Information, kind="registration"),
     # output of informational commands
     _WHO_LINE,
-    _rule(r"^(?P<text>No  S  username        rating  exp login    idle  from|There are [0-9]+ users logged on\.)$",
+    _rule(r"^(?P<text>No  S  username        rating  exp login    idle  from|There are [0-9]+ users logged on\.|There is 1 user logged on\.)$",
           ev.Information, kind="who"),
     _rule(r"^(?P<text>Information about @:?|  Last login: .*|  Last logout: .*|  Not logged in right now\."
           r"|  Still logged in\..*|  @ is (?:playing with|watching|ready to play|not ready).*"

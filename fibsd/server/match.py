@@ -358,21 +358,27 @@ class LiveMatch:
         self.joined.clear()
         self._events(self.rules.new_game(self.dice))
 
+    def _state_lines(self, user: OnlineUser) -> list[str]:
+        """Where the match stands, as a resume shows it (game-play.md 8): whose turn,
+        the length, both scores and ``user``'s board."""
+        rules = self.rules
+        player = self.index(user)
+        act = rules.to_act if rules.to_act is not None else (rules.turn or 0)
+        return [
+            text.turn_line(self.names[act]),
+            text.match_length_line(rules.length),
+            text.points_for(self.names[player], rules.score[player]),
+            text.points_for(self.names[1 - player], rules.score[1 - player]),
+            *self.board_lines(user),
+        ]
+
     def _resume_lines(self) -> None:
         rules = self.rules
         waiting = rules.waiting_for_new_game
-        act = rules.to_act if rules.to_act is not None else (rules.turn or 0)
         for player in (0, 1):
             user = self.user(player)
-            if user is None:
-                continue
-            self._block(user, [
-                text.turn_line(self.names[act]),
-                text.match_length_line(rules.length),
-                text.points_for(self.names[player], rules.score[player]),
-                text.points_for(self.names[1 - player], rules.score[1 - player]),
-                *self.board_lines(user),
-            ])
+            if user is not None:
+                self._block(user, self._state_lines(user))
         if waiting:
             self._start_game()
         elif rules.pending_double is not None:
@@ -387,6 +393,31 @@ class LiveMatch:
             self._append(self.user(rules.turn), [text.please_move(rules.playable(rules.turn))])
         else:
             self._turn_begins()
+
+    def show_state(self, user: OnlineUser) -> None:
+        """A player who logged in again from another connection: the new connection
+        gets the match as a resume shows it, and the line that says what is expected of
+        him now (nothing when it is his opponent's move)."""
+        rules = self.rules
+        player = self.index(user)
+        lines = self._state_lines(user)
+        offer = rules.pending_double
+        resignation = rules.pending_resignation
+        if rules.waiting_for_new_game:
+            if player not in self.joined:
+                lines.append(text.JOIN_NEXT_GAME)
+        elif offer is not None:
+            if offer.player != player:
+                lines.append(text.doubles_to_you(self.names[offer.player]))
+        elif resignation is not None:
+            if resignation.player != player:
+                lines.append(text.resigns_to_you(self.names[resignation.player],
+                                                 resignation.points))
+        elif rules.turn == player and rules.phase is Phase.MOVE:
+            lines.append(text.please_move(rules.playable(player)))
+        elif rules.turn == player and rules.phase is Phase.ROLL:
+            lines.append(text.YOUR_TURN_TO_ROLL)
+        user.session.notify_event(*lines)
 
     # -- actions (each raises the rules' error before anything is sent) --------------------
 
@@ -507,6 +538,10 @@ class LiveMatch:
         self._events(events)
         if any(isinstance(e, DoubleAccepted) for e in events):
             self._turn_begins()  # the doubler rolls at once
+        elif any(isinstance(e, ResignRejected) for e in events):
+            # Play goes on where the offer stopped it: a player who was to roll is asked
+            # again (or rolled for); one who was to move has his board and roll already.
+            self._turn_begins()
 
     def _turn_begins(self) -> None:
         """The player on roll is asked to roll or double, or rolled for (game-play.md
@@ -519,7 +554,8 @@ class LiveMatch:
             user = self.user(player)
             if user is None:
                 return
-            if rules.can_double(player) and user.toggles["double"]:
+            if (rules.can_double(player) and user.toggles["double"]
+                    and not self._needs_one_point(player)):
                 self._append(user, [text.YOUR_TURN_TO_ROLL])
                 return
             if not self._rolled_cannot_move(player):
@@ -528,6 +564,13 @@ class LiveMatch:
         # Both sides closed out for this long: stop rolling for them and ask instead.
         if rules.turn is not None:
             self._append(self.user(rules.turn), [text.YOUR_TURN_TO_ROLL])
+
+    def _needs_one_point(self, player: int) -> bool:
+        """A player one point from winning the match (the leader after the Crawford
+        game): doubling cannot help him, so FIBS rolls for him (game-play.md 4.1; bots
+        written against fibs.com wait for that roll)."""
+        length = self.rules.length
+        return length > 0 and self.rules.score[player] == length - 1
 
     # -- events to lines ---------------------------------------------------------------------
 

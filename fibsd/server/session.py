@@ -73,6 +73,23 @@ GUEST_WELCOME = (
     "",
     "ONE USERNAME PER PERSON ONLY!!!",
 )
+# After "You are registered.": a newcomer on telnet is walked from here to a first
+# move (client programs register too, so no line starts with a digit or a star).
+REGISTERED = (
+    "You are registered.",
+    "Type 'help beginner' to get started.",
+    "",
+    "Your first match, step by step:",
+    "  set boardstyle 2     see the board as a picture (remembered; client programs",
+    "                       use boardstyle 3, the machine line new accounts get)",
+    "  toggle ready         tell everyone you want to play",
+    "  who ready            list the players who want to play",
+    "  invite <name> 1      invite one of them to a 1 point match, or",
+    "  join <name>          accept an invitation you were sent",
+    "  roll                 roll the dice when it is your turn",
+    "  move 13-7 8-7        move a checker for each die: from point, to point",
+    "",
+)
 MAX_QUEUED_LINES = 100
 # `!!` repeats the previous command, but never one of these (nor `message` with text).
 NOT_REPEATED = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper"})
@@ -453,7 +470,9 @@ class Session:
             lines += clip.format_motd(self.services.motd)
         else:
             lines.append(f"** User {user.name} authenticated.")
-            lines.append(f"** Last login: {clip.format_date(previous_login)} from {previous_host}")
+            zone = user.variables.get("timezone", "UTC")
+            lines.append(f"** Last login: {clip.format_date(previous_login, zone)} "
+                         f"from {previous_host}")
             lines += self.services.motd
         self.write("".join(f"{line}\r\n" for line in lines), raw=WONT_ECHO if echo_was_off else b"")
         lines, who = [], b""
@@ -558,7 +577,7 @@ class Session:
 
         def registered(record: UserRecord) -> Phase:
             self.write("\r\n", raw=WONT_ECHO)
-            self.send("You are registered.", "Type 'help beginner' to get started.")
+            self.send(*REGISTERED)
             return self._enter(record, (), None, echo_was_off=False, registered=True)
 
         def taken(failure: Failure) -> Phase:

@@ -123,7 +123,10 @@ NAME_NEEDED = "** please give a name as an argument."
 
 
 def no_one_called(name: str) -> str:
-    return f"** There is no one called {name}"
+    """Every command that names someone not logged in (tell, invite, watch, who ...).
+    FIBS ends it with a period (client test captures: ``** There is no one called
+    playerOne.``); FCM matches only the prefix."""
+    return f"** There is no one called {name}."
 
 
 def wont_listen(name: str) -> str:

@@ -79,10 +79,6 @@ INVITE_BAD_LENGTH = ("** The second argument to 'invite' has to be a number "
 INVITE_TOO_LONG = "** You're not experienced enough to play a match of that length."
 
 
-def no_one_called(name: str) -> str:
-    return f"** There is no one called {name}"
-
-
 def refusing_games(name: str) -> str:
     return f"** {name} is refusing games."
 
@@ -457,6 +453,13 @@ def double_error(error: RulesError, opponent: str) -> str:
     if isinstance(error, MustAnswerFirst):
         return "** Type 'accept' or 'reject'."
     return "** It's not your turn to double."
+
+
+def not_an_instant_redouble(word: str, count: int) -> str:
+    """``beaver``/``raccoon`` at the wrong step of a redouble chain (fibsd's wording;
+    FIBS's is unknown)."""
+    which = "first" if count == 0 else "second"
+    return f"** A {word} is only the {which} instant redouble. Use 'redouble'."
 
 
 def redouble_error(error: RulesError, opponent: str, unlimited: bool) -> str:

@@ -138,12 +138,15 @@ def rank_players(accounts: Iterable[tuple[str, float, int]],
     return [RatingRow(rank, *account) for rank, account in enumerate(rated, 1)]
 
 
-def unranked_row(ranked: Sequence[RatingRow], name: str, rating: float,
-                 experience: int) -> RatingRow:
-    """The row of a player below the threshold: the rank his rating would have, so his
-    line keeps the shape clients parse (a number after the ``*``)."""
-    better = sum(1 for row in ranked if row.rating > rating)
-    return RatingRow(better + 1, name, rating, experience)
+def unranked_rows(accounts: Iterable[tuple[str, float, int]],
+                  threshold: int) -> list[RatingRow]:
+    """The players below the threshold, numbered on after the last ranked one (best
+    first), so every line keeps the shape clients parse (a number after the ``*``) and
+    no two players share a rank."""
+    accounts = list(accounts)
+    first = sum(1 for account in accounts if account[2] >= threshold) + 1
+    unrated = [account for account in accounts if account[2] < threshold]
+    return [RatingRow(rank, *account) for rank, account in enumerate(unrated, first)]
 
 
 def format_rating_row(row: RatingRow, *, own: bool) -> str:

@@ -253,7 +253,7 @@ def test_invitation_refusals() -> None:
     for command, reply in [
         ("invite", "** invite who?"),
         ("invite alice 3", "** You can't invite yourself."),
-        ("invite nobody 3", "** There is no one called nobody"),
+        ("invite nobody 3", "** There is no one called nobody."),
         ("invite bob 3", "** bob is refusing games."),
     ]:
         send("alice", command)

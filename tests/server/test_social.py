@@ -164,9 +164,9 @@ def test_tell_completes_unique_prefixes_but_tellx_does_not(server):
     alice.send("tell bobb hi")
     assert alice.lines() == ["16 bobby hi"]
     alice.send("tell bo hi")
-    assert alice.lines() == ["** There is no one called bo"]
+    assert alice.lines() == ["** There is no one called bo."]
     alice.send("tellx bobb hi")
-    assert alice.lines() == ["** There is no one called bobb"]
+    assert alice.lines() == ["** There is no one called bobb."]
     alice.send("tellx bob hi")
     assert alice.lines() == ["16 bob hi"]
     assert bob.lines() == ["12 alice hi"]
@@ -181,7 +181,7 @@ def test_tell_errors_and_special_cases(server):
     assert alice.lines() == [
         "** please give a name as an argument.",
         "** You can't say nothing.",
-        "** There is no one called zed",
+        "** There is no one called zed.",
         "You say to yourself: note to self",
     ]
     assert bob.received() == b""
@@ -426,7 +426,7 @@ def test_gag_toggles_and_lists(server):
     assert alice.lines() == [
         "** You don't gag anyone.",
         "** You talk too much, don't you?",
-        "** There is no one called zed",
+        "** There is no one called zed.",
         "** You gag carl.",
         "** You gag bob.",
         "** Gagged users: bob, carl",
@@ -444,7 +444,7 @@ def test_blind_toggles_and_lists(server):
     assert alice.lines() == [
         "** You don't blind anyone.",
         "** You can't read this message now, can you?",
-        "** There is no one called zed",
+        "** There is no one called zed.",
         "** You blind bob.",
         "** Blinded users: bob",
         "** You unblind bob.",

@@ -1,4 +1,5 @@
-"""Information about the server: ``help``, ``show`` and ``motd``.
+"""Information about the server: ``help``, ``show``, ``motd``, ``time`` (``date``),
+``version``, ``about`` and ``stat``.
 
 Help texts are files, one per topic (``config/help/<topic>.txt``), so they can be
 edited without touching code.  ``show`` dispatches on its first word; other command
@@ -14,7 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fibsd.server.commands import command, command_names, resolve
+from twisted.internet.defer import maybeDeferred
+
+from fibsd import __version__
+from fibsd.server.commands import command, command_names, resolve, user_of
 from fibsd.wire import clip
 
 if TYPE_CHECKING:
@@ -99,3 +103,43 @@ def show_watchers(session: Session, rest: str) -> None:
 def show_max(session: Session, rest: str) -> None:
     online = len(session.lobby.online)
     session.send(f"max_logins is {online} (maximum: {session.settings.limits.max_users})")
+
+
+# -- time, version, about, stat (chat-and-social.md 16: free text, except stat) ---------
+
+@command("time")
+def time_(session: Session, rest: str) -> None:
+    """The banner's date line: the time in the user's ``set timezone``, then UTC."""
+    zone = user_of(session).variables.get("timezone", "UTC")
+    session.send(clip.format_banner_date(session.now(), zone))
+
+
+@command("date")
+def date(session: Session, rest: str) -> None:
+    """FIBS: ``date`` is the same as ``time``."""
+    time_(session, rest)
+
+
+@command("version")
+def version(session: Session, rest: str) -> None:
+    session.send(clip.format_version(__version__))
+
+
+@command("about")
+def about(session: Session, rest: str) -> None:
+    session.send(*clip.ABOUT)
+
+
+@command("stat")
+def stat(session: Session, rest: str) -> object:
+    """Counts of the server.  Only the first line starts with a digit, in the form FCM
+    checks before the CLIP numbers (``^[0-9]+ registered users.``); the others start
+    with a word, so no client takes them for a CLIP line."""
+    lobby = session.lobby
+    online = len(lobby.online)
+    playing = len({id(match) for match in lobby.matches.values()})
+
+    def show(accounts: list[tuple[str, float, int]]) -> None:
+        session.send(*clip.format_stat(len(accounts), online, playing))
+
+    return maybeDeferred(session.db.ratings).addCallback(show)
