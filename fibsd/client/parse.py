@@ -415,6 +415,17 @@ TEXT_RULES: tuple[Rule, ...] = (
     _rule(r"^(?P<text>None of the users is away\.|The following users are away:)$", ev.Information, kind="away"),
     _rule(r"^(?P<text>Your email address is '.*'\.|Password changed\.)$", ev.Information, kind="account"),
     _rule(r"^(?P<text>max_logins is [0-9]+ \(maximum: [0-9]+\))$", ev.Information, kind="show"),
+    _rule(r"^(?P<text>[A-Za-z0-9]+, .* \S+   \( .* UTC \))$",
+          ev.Information, kind="time"),
+    _rule(r"^(?P<text>fibsd version \S+, a FIBS-compatible backgammon server.*)$",
+          ev.Information, kind="version"),
+    _rule(r"^(?P<text>This is fibsd, an open-source backgammon server that speaks the line protocol of"
+          r"|FIBS, the First Internet Backgammon Server \(1992-\), and its client protocol CLIP,"
+          r"|so FIBS client programs and bots connect to it unchanged\. Every move is checked by"
+          r"|a rules engine; matches are rated with the FIBS rating formula\."
+          r"|Type 'help' for the commands, 'help beginner' to get started\.)$",
+          ev.Information, kind="about"),
+    _rule(r"^(?P<text>(?:Users logged in|Matches being played): [0-9]+)$", ev.Information, kind="stat"),
     _rule(r"^(?P<text>[A-Z][A-Za-z_+-]*(?:/[A-Za-z0-9_+-]+)+(?: [A-Z][A-Za-z_+-]*(?:/[A-Za-z0-9_+-]+)*)*)$",
           ev.Information, kind="timezones"),
     _rule(r"^(?P<text>   [+|].*|  v\|.*|   BAR: O-[0-9]+ X-[0-9]+ .*| {4,5}[0-9][0-9 ]+)$", ev.Information,
@@ -466,6 +477,8 @@ class LineReader:
                 return ev.MotdEnd()
             return ev.MotdLine(line)
         event = classify(line)
+        if isinstance(event, ev.Information) and event.kind == "time" and self.phase is Phase.LOGIN:
+            return ev.Banner(line)  # the banner's date line has the shape of `time`'s answer
         if isinstance(event, ev.Unknown):
             return self._free_text.get(self.phase, ev.Unknown)(line)
         if isinstance(event, ev.MotdStart):
