@@ -21,6 +21,7 @@ CATALOGUE = Path(__file__).resolve().parents[2] / "protocol" / "catalogue"
 IN_CONTEXT = {
     "banner-text": (Phase.LOGIN, ev.Banner),
     "banner-date": (Phase.LOGIN, ev.Banner),
+    "registered-walkthrough": (Phase.LOGIN, ev.Banner),  # the guest dialogue, before login
     "motd-rule": (Phase.MOTD, ev.MotdLine),
     "motd-body": (Phase.MOTD, ev.MotdLine),
     "farewell": (Phase.GONE, ev.Farewell),
