@@ -112,3 +112,36 @@ def test_a_join_after_the_race_window_starts_the_match(server: FakeServer) -> No
     server.advance(JOIN_RACE_WINDOW)
     bob.send("join alice")
     assert bob.lines()[0] == "** You are now playing a 1 point match with alice"
+
+
+def test_a_telnet_player_logging_in_again_is_shown_the_match_and_his_prompt(
+        server: FakeServer) -> None:
+    from fibsd.rules.dice import ScriptedDice
+
+    server.lobby.dice = ScriptedDice([(3, 1)])
+    server.lobby.coin = lambda: 0  # alice, the inviter, plays O
+    alice = clip_user(server, "alice")
+    bob = telnet_user(server, "bob")
+    alice.send("toggle ready")
+    bob.send("toggle ready")
+    bob.send("set boardstyle 2")
+    alice.send("invite bob 5")
+    bob.send("join alice")
+    alice.send("move 8-5 6-5")
+    server.settle()
+    for client in (alice, bob):
+        client.received()
+    again = server.connect()
+    again.received()  # the banner
+    again.send("bob")
+    assert again.received().endswith(b"password: ")
+    again.send("secret")
+    lines = again.lines()
+    assert again.prompt() == "> "
+    assert lines[:2] == ["", "** Warning: You are already logged in."]
+    start = lines.index("turn: bob.")
+    assert lines[start:start + 4] == ["turn: bob.", "match length: 5", "points for bob: 0",
+                                      "points for alice: 0"]
+    assert lines[start + 4].startswith("   +")  # the ASCII board of boardstyle 2
+    assert lines[-1] == "It's your turn to roll or double."
+    assert bob.closed
