@@ -20,6 +20,7 @@ prompt, exactly as FIBS does, unless the user's own command is still being answe
 
 from __future__ import annotations
 
+import copy
 import enum
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -79,6 +80,27 @@ MAX_QUEUED_LINES = 100
 NOT_REPEATED = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper"})
 REGISTRATION_CLOSED = "Your site is not allowed to create new accounts."
 SERVER_FULL = "** Sorry, the server is full. Please try again later."
+
+
+LOGGED_MESSAGE = 200  # characters of an error's message that reach the log
+
+
+class ClippedError(Exception):
+    """Stands for an error whose message was too long to log whole."""
+
+
+def _clipped(failure: Failure) -> Failure:
+    """``failure`` with its error message cut to ``LOGGED_MESSAGE`` characters: a message
+    can quote the input line, and a client sending such lines must not grow the log
+    by more than a bounded traceback per line."""
+    message = failure.getErrorMessage()
+    if len(message) <= LOGGED_MESSAGE:
+        return failure
+    clipped = copy.copy(failure)
+    clipped.type = ClippedError
+    clipped.value = ClippedError(f"{failure.type.__name__}: {message[:LOGGED_MESSAGE]}..."
+                                 f" ({len(message)} characters)")
+    return clipped
 
 
 @dataclass(frozen=True)
@@ -330,7 +352,7 @@ class Session:
         """An unexpected error: log it, answer with a `** ` line, keep the connection."""
         if self.phase is Phase.CLOSED:
             return Phase.CLOSED
-        log.failure("Unexpected error in phase {phase}", failure, phase=self.phase)
+        log.failure("Unexpected error in phase {phase}", _clipped(failure), phase=self.phase)
         if self.phase is Phase.READY:
             self.error("Sorry, the server could not complete that command.")
             self._prompt()
