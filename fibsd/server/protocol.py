@@ -109,7 +109,7 @@ class FibsProtocol(Protocol):
         self._hand_over()
 
     def _open(self) -> bool:
-        return self.transport is not None and not self.transport.disconnecting  # type: ignore[attr-defined]
+        return self.transport is not None and not getattr(self.transport, "disconnecting", False)
 
     # --- IPushProducer: the transport's send buffer is full, or has room again --------
 
