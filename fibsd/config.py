@@ -87,6 +87,18 @@ class Limits:
     max_messages: int = checked(50, between(1))
     shouts_per_minute: int = checked(6, between(1))
     listen_backlog: int = checked(1024, between(1))
+    # Output and commands (protocol/limits.md).
+    max_output: int = checked(1048576, between(65536))
+    tells_per_minute: int = checked(60, between(1))
+    says_per_minute: int = checked(60, between(1))
+    kibitzes_per_minute: int = checked(60, between(1))
+    whispers_per_minute: int = checked(60, between(1))
+    messages_per_minute: int = checked(30, between(1))
+    invites_per_minute: int = checked(30, between(1))
+    aways_per_minute: int = checked(20, between(1))
+    toggles_per_minute: int = checked(60, between(1))
+    sets_per_minute: int = checked(60, between(1))
+    max_match_length: int = checked(99, between(1, 9998))
 
 
 @dataclass(frozen=True)

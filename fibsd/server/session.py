@@ -10,7 +10,8 @@ Phases and what moves between them::
 Each phase has one handler; it returns the next phase, or a Deferred of it when it
 must wait for the database or the password hasher.  While a Deferred is pending the
 session is busy and later lines wait in a bounded queue, so a client that types ahead
-(KBackgammon sends its login line before seeing the prompt) is served in order.
+(KBackgammon sends its login line before seeing the prompt) is served in order; when
+the queue is full the protocol stops reading until there is room, so no line is lost.
 
 Output comes in two kinds.  ``send`` answers the user's own input.  ``notify`` carries
 events caused by others; in telnet mode it starts on a fresh line and re-prints the
@@ -19,6 +20,7 @@ prompt, exactly as FIBS does, unless the user's own command is still being answe
 
 from __future__ import annotations
 
+import copy
 import enum
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -97,6 +99,27 @@ REGISTRATION_CLOSED = "Your site is not allowed to create new accounts."
 SERVER_FULL = "** Sorry, the server is full. Please try again later."
 
 
+LOGGED_MESSAGE = 200  # characters of an error's message that reach the log
+
+
+class ClippedError(Exception):
+    """Stands for an error whose message was too long to log whole."""
+
+
+def _clipped(failure: Failure) -> Failure:
+    """``failure`` with its error message cut to ``LOGGED_MESSAGE`` characters: a message
+    can quote the input line, and a client sending such lines must not grow the log
+    by more than a bounded traceback per line."""
+    message = failure.getErrorMessage()
+    if len(message) <= LOGGED_MESSAGE:
+        return failure
+    clipped = copy.copy(failure)
+    clipped.type = ClippedError
+    clipped.value = ClippedError(f"{failure.type.__name__}: {message[:LOGGED_MESSAGE]}..."
+                                 f" ({len(message)} characters)")
+    return clipped
+
+
 @dataclass(frozen=True)
 class TooLong:
     """Stands for an input line longer than ``limit``, thrown away unread."""
@@ -127,6 +150,14 @@ class Connection(Protocol):
 
     def write(self, data: bytes) -> None: ...
     def close(self) -> None: ...
+
+    def unsent(self) -> int:
+        """Bytes written and not yet taken by the client."""
+        ...
+
+    def input_wanted(self) -> None:
+        """The session has room for typed-ahead lines again."""
+        ...
 
 
 @dataclass
@@ -232,6 +263,17 @@ class Session:
             return
         self.connection.write(self.lobby.feed.release(self) + raw + text.encode("ascii", "replace"))
 
+    def not_reading(self) -> bool:
+        """More than half of ``limits.max_output`` waits unsent: messages from others
+        are refused (``chat.not_reading``) rather than queued for a client that may
+        never read them."""
+        return self.connection.unsent() > self.settings.limits.max_output // 2
+
+    def cut_off(self) -> None:
+        """The connection is dropped without a goodbye: its output passed the limit.
+        Others see that the user drops his connection."""
+        self.phase = Phase.CLOSED
+
     def disconnect(self, goodbye: bool = True, notice: str | None = None) -> None:
         """Close the connection; ``notice`` is what others see (default: logs out)."""
         if self.phase is Phase.CLOSED:
@@ -250,13 +292,17 @@ class Session:
         self.write("".join(f"{line}\r\n" for line in self.services.banner)
                    + clip.format_banner_date(self.now()) + "\r\n" + LOGIN_PROMPT)
 
+    def wants_input(self) -> bool:
+        """Whether ``line_received`` may be given another line now; the protocol holds
+        further lines (and stops reading) until ``connection.input_wanted()``."""
+        return self.phase is Phase.CLOSED or len(self._queue) < MAX_QUEUED_LINES
+
     def line_received(self, line: str | TooLong) -> None:
         """One input line (or the note that one was too long and thrown away)."""
         if self.phase is Phase.CLOSED:
             return
         if self._busy or self._draining:
-            if len(self._queue) < MAX_QUEUED_LINES:
-                self._queue.append(line)
+            self._queue.append(line)  # bounded: the protocol asks wants_input() first
             return
         self._handle(line)
         self._drain()
@@ -316,12 +362,14 @@ class Session:
                 self._handle(self._queue.popleft())
         finally:
             self._draining = False
+        if len(self._queue) < MAX_QUEUED_LINES:
+            self.connection.input_wanted()
 
     def _recover(self, failure: Failure) -> Phase:
         """An unexpected error: log it, answer with a `** ` line, keep the connection."""
         if self.phase is Phase.CLOSED:
             return Phase.CLOSED
-        log.failure("Unexpected error in phase {phase}", failure, phase=self.phase)
+        log.failure("Unexpected error in phase {phase}", _clipped(failure), phase=self.phase)
         if self.phase is Phase.READY:
             self.error("Sorry, the server could not complete that command.")
             self._prompt()

@@ -116,8 +116,10 @@ class Store(Protocol):
         ...
 
     # stored messages
-    def store_message(self, message: StoredMessage) -> None:
-        """Keep a message for its recipient (who must have an account)."""
+    def store_message(self, message: StoredMessage, limit: int | None = None) -> bool:
+        """Keep a message for its recipient (who must have an account), unless ``limit``
+        messages already wait for him: then store nothing and return False.  The count
+        and the write are one transaction, so senders at once cannot pass the limit."""
         ...
 
     def take_messages(self, recipient: str) -> list[StoredMessage]:

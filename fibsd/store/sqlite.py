@@ -174,13 +174,20 @@ class SQLiteStore:
 
     # stored messages
 
-    def store_message(self, message: StoredMessage) -> None:
+    def store_message(self, message: StoredMessage, limit: int | None = None) -> bool:
         with self._transaction() as cursor:
             recipient_id = self._user_id(cursor, message.recipient)
+            if limit is not None:
+                (waiting,) = cursor.execute(
+                    "SELECT count(*) FROM messages WHERE recipient_id = ?", (recipient_id,)
+                ).fetchone()
+                if waiting >= limit:
+                    return False
             cursor.execute(
                 "INSERT INTO messages (recipient_id, sender, sent, text) VALUES (?, ?, ?, ?)",
                 (recipient_id, message.sender, message.sent, message.text),
             )
+        return True
 
     def take_messages(self, recipient: str) -> list[StoredMessage]:
         with self._transaction() as cursor:

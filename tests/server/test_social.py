@@ -122,20 +122,27 @@ def test_shout_errors(server):
     assert bob.received() == b""
 
 
-def test_shouting_too_often_is_refused_for_a_minute(server):
+def test_shouting_too_often_is_refused_until_the_bucket_refills(server):
+    """shouts_per_minute = 2: two at once, then one every 30 seconds."""
     server = FakeServer(settings=make_settings(**{"limits.shouts_per_minute": 2}))
     alice, bob = clip_user(server, "alice"), clip_user(server, "bob")
     alice.send("shout one")
-    server.advance(30)
     alice.send("shout two")
     alice.send("shout three")
     assert alice.lines() == [
         "17 one", "17 two",
         "** Please don't shout so much. Wait a little before you shout again."]
     assert bob.lines() == ["13 alice one", "13 alice two"]
-    server.advance(30)  # "one" is a minute old now
+    server.advance(29)
     alice.send("shout four")
-    assert alice.lines() == ["17 four"]
+    assert alice.lines() == [
+        "** Please don't shout so much. Wait a little before you shout again."]
+    server.advance(1)  # one token back after 30 seconds
+    alice.send("shout four")
+    alice.send("shout five")
+    assert alice.lines() == [
+        "17 four", "** Please don't shout so much. Wait a little before you shout again."]
+    assert bob.lines() == ["13 alice four"]
 
 
 # --- tell -----------------------------------------------------------------------------

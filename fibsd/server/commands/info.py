@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 
 ShowTopic = Callable[["Session", str], object]
 SHOW_TOPICS: dict[str, ShowTopic] = {}
-_TOPIC_NAME = re.compile(r"[a-z_]+")
+# A topic is a command word or a file name in help_dir: letters and _, short enough to
+# be a file name on any file system (a longer one made is_file() raise OSError).
+_TOPIC_NAME = re.compile(r"[a-z_]{1,64}")
 
 
 def show_topic(name: str) -> Callable[[ShowTopic], ShowTopic]:
@@ -52,6 +54,16 @@ def _help_file(help_dir: Path, topic: str) -> Path | None:
     return None
 
 
+def _help_text(help_dir: Path, topic: str) -> str | None:
+    """The text of ``help <topic>``, or None: whatever the topic, nothing raises (a help
+    file that cannot be read is no help)."""
+    try:
+        path = _help_file(help_dir, topic)
+        return None if path is None else path.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+
+
 @command("help")
 def help_(session: Session, rest: str) -> None:
     words = rest.split()
@@ -62,11 +74,10 @@ def help_(session: Session, rest: str) -> None:
                      "Type 'help <command>' for more about one of them, "
                      "'help beginner' to get started.")
         return
-    path = _help_file(help_dir, words[0])
-    if path is None:
+    text = _help_text(help_dir, words[0])
+    if text is None:
         session.send(f"** No help available on '{words[0]}'.")
         return
-    text = path.read_text(encoding="ascii", errors="replace")
     session.send(*text.rstrip("\n").split("\n"))
 
 

@@ -25,6 +25,7 @@ from fibsd.rules.events import WinKind
 from fibsd.server.commands import command, user_of
 from fibsd.server.lobby import Lobby, on_login, on_logout
 from fibsd.server.match import LiveMatch, live_match
+from fibsd.server.ratelimit import allow
 from fibsd.wire import chat
 from fibsd.wire import game_text as text
 
@@ -77,6 +78,9 @@ def invite(session: Session, rest: str) -> Any:
         return session.send(chat.no_one_called(words[0]))
     if target is user:
         return session.send(text.INVITE_SELF)
+    if user.name in target.gagged:
+        # What FIBS's gag tells the gagged user on `tell`, and no more.
+        return session.send(chat.wont_listen(target.name))
     if not target.ready:
         return session.send(text.refusing_games(target.name))
     if target.playing is not None:
@@ -86,12 +90,19 @@ def invite(session: Session, rest: str) -> Any:
         word = words[1].lower()
         if word == "unlimited":
             length = 0
-        elif word.isascii() and word.isdigit() and int(word) > 0:
+        elif word.isascii() and word.isdigit():
             length = int(word)
+            maximum = session.settings.limits.max_match_length
+            if not 1 <= length <= maximum:
+                return session.send(text.invite_length_range(maximum))
         else:
             return session.send(text.INVITE_BAD_LENGTH)
         if length > LONG_MATCH and user.experience < session.settings.rated_experience:
             return session.send(text.INVITE_TOO_LONG)
+    if not allow(session, "invites_per_minute"):
+        return session.send(text.INVITE_FLOOD)
+    if target.session.not_reading():
+        return session.send(chat.not_reading(target.name, "invitation"))
 
     def send(saved: SavedMatch | None) -> None:
         if lobby.find(target.name) is not target or lobby.find(user.name) is not user:
