@@ -231,7 +231,7 @@ def test_300_lines_typed_ahead_while_the_database_works_are_all_answered():
     lines = alice.lines()
     assert lines[0] == "** There are no messages for you."
     assert [line.removeprefix("> ") for line in lines[1:]] == [
-        f"** There is no one called nobody" for _ in range(300)]
+        "** There is no one called nobody." for _ in range(300)]
     assert alice.prompt() == "> "
     assert alice.transport.producerState == "producing"
 
