@@ -8,12 +8,12 @@ where ``twistd`` looks for plugins.  pyproject.toml cannot combine automatic pac
 discovery with such mappings.
 """
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 
 setup(
-    packages=[*find_packages(include=["fibsd*"], exclude=["fibsd.twistd_plugins"]),
-              "fibsd.defaults"],
+    packages=[*find_namespace_packages(include=["fibsd*"], exclude=["fibsd.twistd_plugins", "*__pycache__"]),
+              "fibsd.defaults", "fibsd.defaults.help"],
     package_dir={"fibsd.defaults": "config", "twisted.plugins": "fibsd/twistd_plugins"},
-    package_data={"fibsd.defaults": ["*.toml", "*.txt", "help/*.txt"]},
+    package_data={"fibsd.defaults": ["*.toml", "*.txt"], "fibsd.defaults.help": ["*.txt"]},
     py_modules=["twisted.plugins.fibsd_plugin"],
 )

@@ -32,8 +32,14 @@ DATA_PATHS = frozenset({"database"})
 
 def defaults_dir() -> Path:
     """The shipped ``config/`` directory (the package ``fibsd.defaults``): default
-    configuration, MOTD and help texts.  A wheel installs it as plain files."""
-    return Path(str(resources.files("fibsd.defaults")))
+    configuration, MOTD and help texts.  A wheel installs it as plain files.  When
+    ``fibsd`` is imported from a source checkout itself (``python -m pytest`` puts the
+    checkout first on ``sys.path``; ``pip install -e`` in lenient mode maps only
+    ``fibsd``), the mapped package is not there and ``config/`` beside it is used."""
+    try:
+        return Path(str(resources.files("fibsd.defaults")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "config"
 
 
 class ConfigError(Exception):
