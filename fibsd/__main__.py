@@ -36,6 +36,19 @@ def fibsd_version() -> str:
     return f"fibsd {version('fibsd')}"
 
 
+def _import_make_service() -> Callable[..., Any]:
+    """``fibsd.app.make_service``; a clear exit when the ``server`` extra is missing
+    (the base install is the client library only)."""
+    try:
+        from fibsd.app import make_service
+    except ModuleNotFoundError as error:
+        if error.name in ("passlib", "argon2"):
+            raise SystemExit("fibsd: the server needs its password hashing packages: "
+                             "pip install 'fibsd[server]'") from error
+        raise
+    return make_service
+
+
 class BackupOptions(usage.Options):
     synopsis = "FILE"
     longdesc = ("Copy the database to FILE (created mode 0600) through SQLite's backup "
@@ -84,7 +97,7 @@ class Options(usage.Options):
 
 def makeService(options: Options) -> Any:
     """The twistd entry point (``twistd -n fibsd``)."""
-    from fibsd.app import make_service
+    make_service = _import_make_service()
 
     try:
         settings = options.settings()
@@ -129,9 +142,9 @@ def _serve(settings: Settings, log_stream: IO[str], log_format: str, level: Any)
     from twisted.internet import reactor
     from twisted.logger import globalLogBeginner
 
-    from fibsd.app import make_service
     from fibsd.operator_log import observer
 
+    make_service = _import_make_service()
     try:
         log_observer = observer(log_stream, log_format, level)
         service = make_service(settings, reactor)
