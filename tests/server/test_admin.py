@@ -107,7 +107,7 @@ def test_kick(server: FakeServer, admin_events: list[dict[str, Any]]) -> None:
     root.send("admin kick alice flooding")
     assert said(alice) == ["** You were kicked off the server by root: flooding"]
     assert alice.closed
-    assert said(root) == ["alice was kicked off the server.", "8 alice alice logs out."]
+    assert said(root) == ["** alice was kicked off the server.", "8 alice alice logs out."]
     root.send("admin kick alice")
     assert said(root) == ["** alice is not logged in."]
     assert [(e["action"], e["target"]) for e in admin_events] == [("kick", "alice")]
@@ -121,7 +121,7 @@ def test_ban_a_name_for_a_while_then_unban(server: FakeServer) -> None:
     assert said(alice) == ["** You are banned from this server until Tue Nov 14 22:43:20 2023 UTC."]
     assert alice.closed
     assert said(root) == [
-        "Banned name alice until Tue Nov 14 22:43:20 2023 UTC, by root: cheating",
+        "** Banned name alice until Tue Nov 14 22:43:20 2023 UTC, by root: cheating",
         "8 alice alice logs out."]
     again = server.connect()
     again.received()
@@ -133,7 +133,7 @@ def test_ban_a_name_for_a_while_then_unban(server: FakeServer) -> None:
     assert login(server, "alice").protocol.session.user is not None
     root.lines()
     root.send("admin unban alice")
-    assert said(root) == ["Lifted the ban on alice."]
+    assert said(root) == ["** Lifted the ban on alice."]
     root.send("admin unban alice")
     assert said(root) == ["** There is no ban on alice."]
 
@@ -143,7 +143,7 @@ def test_ban_an_address_forever_refuses_logins_and_guests(server: FakeServer) ->
     bob = login(server, "bob", host="10.0.0.66")
     root.send("admin ban 10.0.0.66")
     assert said(bob) == ["** You are banned from this server."]
-    assert said(root) == ["Banned address 10.0.0.66 until lifted, by root",
+    assert said(root) == ["** Banned address 10.0.0.66 until lifted, by root",
                           "8 bob bob logs out."]
     guest = server.connect("10.0.0.66")
     guest.received()
@@ -166,21 +166,21 @@ def test_ban_refuses_what_is_neither_a_name_nor_an_address(server: FakeServer) -
 def test_bans_lists_the_bans_in_force(server: FakeServer) -> None:
     root = login(server, "root")
     root.send("admin bans")
-    assert said(root) == ["No bans."]
+    assert said(root) == ["** No bans."]
     root.send("admin ban mallory forever spam")
     root.send("admin ban 192.168.1.9 30m")
     root.lines()
     root.send("admin bans")
     assert said(root) == [
-        "Bans:",
-        "name mallory until lifted, by root: spam",
-        "address 192.168.1.9 until Tue Nov 14 22:43:20 2023 UTC, by root"]
+        "** Bans:",
+        "** name mallory until lifted, by root: spam",
+        "** address 192.168.1.9 until Tue Nov 14 22:43:20 2023 UTC, by root"]
 
 
 def test_password_reset(server: FakeServer, admin_events: list[dict[str, Any]]) -> None:
     root = login(server, "root")
     root.send("admin password alice n3w-pass")
-    assert said(root) == ["Changed the password of alice."]
+    assert said(root) == ["** Changed the password of alice."]
     assert server.store.get_user("alice").password_hash == cheap_hash("n3w-pass")
     root.send("admin password nobody n3w-pass")
     root.send("admin password alice no")
@@ -195,7 +195,7 @@ def test_rename(server: FakeServer) -> None:
     root = login(server, "root")
     server.store.save_match(SavedMatch("alice", "bob", START, "{}"))
     root.send("admin rename alice Zoe")
-    assert said(root) == ["Renamed alice to Zoe."]
+    assert said(root) == ["** Renamed alice to Zoe."]
     assert server.store.load_match("Zoe", "bob") is not None
     bob = login(server, "bob")
     root.send("admin rename bob Bobby")
@@ -218,7 +218,7 @@ def test_rename(server: FakeServer) -> None:
 def test_delete(server: FakeServer) -> None:
     root = login(server, "root")
     root.send("admin delete alice")
-    assert said(root) == ["Deleted the account alice."]
+    assert said(root) == ["** Deleted the account alice."]
     assert server.store.get_user("alice") is None
     login(server, "bob")
     root.lines()
@@ -236,7 +236,7 @@ def test_reload_reads_the_motd_again(server: FakeServer, tmp_path: Path) -> None
     root = login(fake, "root", clip=False)
     motd.write_text("Fresh news.\n")
     root.send("admin reload")
-    assert said(root) == [f"Reloaded the MOTD; help texts are read from "
+    assert said(root) == [f"** Reloaded the MOTD; help texts are read from "
                           f"{fake.settings.help_dir} at each use."]
     root.prompt()
     root.send("motd")
@@ -250,7 +250,7 @@ def test_reload_warns_of_a_missing_help_directory(tmp_path: Path) -> None:
     root.send("admin reload")
     assert said(root) == [
         f"** The help directory {tmp_path / 'none'} is missing: 'help <topic>' finds no text.",
-        f"Reloaded the MOTD; help texts are read from {tmp_path / 'none'} at each use."]
+        f"** Reloaded the MOTD; help texts are read from {tmp_path / 'none'} at each use."]
 
 
 def test_shutdown_counts_down_for_everyone_then_stops(server: FakeServer) -> None:
@@ -295,14 +295,14 @@ def test_shutdown_cancel(server: FakeServer) -> None:
 def test_log_shows_the_stored_actions(server: FakeServer) -> None:
     root = login(server, "root")
     root.send("admin log")
-    assert said(root) == ["The admin log is empty."]
+    assert said(root) == ["** The admin log is empty."]
     root.send("admin ban mallory")
     root.send("admin unban mallory")
     root.lines()
     root.send("admin log 5")
-    assert said(root) == ["Admin log:",
-                          "Tue Nov 14 22:13:20 2023 UTC root ban name mallory forever",
-                          "Tue Nov 14 22:13:20 2023 UTC root unban name mallory"]
+    assert said(root) == ["** Admin log:",
+                          "** Tue Nov 14 22:13:20 2023 UTC root ban name mallory forever",
+                          "** Tue Nov 14 22:13:20 2023 UTC root unban name mallory"]
 
 
 def test_every_admin_line_is_catalogued() -> None:

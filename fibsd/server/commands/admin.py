@@ -18,6 +18,7 @@ One command word with subcommands, so FIBS's abbreviations stay exactly as they 
 
 Every action is logged (event ``admin``, field ``action``) and stored in the admin
 log; a password never is.  ``fibsd admin`` does the database operations offline.
+Every answer to the admin is a ``** `` line, which every client shows as a message.
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def kick(session: Session, words: list[str], rest: str) -> None:
         raise AdminUsage(f"{words[0]} is not logged in.")
     reason = f": {rest}" if rest else "."
     _cut_off(target, f"** You were kicked off the server by {user_of(session).name}{reason}")
-    session.send(f"{target.name} was kicked off the server.")
+    session.send(f"** {target.name} was kicked off the server.")
     record(session, "kick", target.name, rest)
 
 
@@ -152,7 +153,7 @@ def ban(session: Session, words: list[str], rest: str) -> Deferred[None]:
     entry = Ban(request.kind, request.value, now, until, user_of(session).name, request.reason)
 
     def banned(_: object) -> None:
-        session.send(f"Banned {ban_line(entry)}")
+        session.send(f"** Banned {ban_line(entry)}")
         record(session, "ban", f"{entry.kind} {entry.value}",
                f"{'forever' if until is None else f'until {until}'} {entry.reason}".strip())
         for user in session.lobby.users():
@@ -175,7 +176,7 @@ def unban(session: Session, words: list[str], rest: str) -> Deferred[None]:
         if not existed:
             session.error(f"There is no ban on {value}.")
             return
-        session.send(f"Lifted the ban on {value}.")
+        session.send(f"** Lifted the ban on {value}.")
         record(session, "unban", f"{kind} {value}")
 
     return _store_call(session, "remove_ban", kind, value).addCallback(lifted)
@@ -184,7 +185,8 @@ def unban(session: Session, words: list[str], rest: str) -> Deferred[None]:
 @sub("bans")
 def bans(session: Session, words: list[str], rest: str) -> Deferred[None]:
     def show(found: list[Ban]) -> None:
-        session.send(*(["Bans:", *map(ban_line, found)] if found else ["No bans."]))
+        session.send(*(["** Bans:", *(f"** {line}" for line in map(ban_line, found))]
+                       if found else ["** No bans."]))
 
     return _store_call(session, "bans", session.now()).addCallback(show)
 
@@ -201,7 +203,7 @@ def password(session: Session, words: list[str], rest: str) -> Deferred[None]:
         return _store_call(session, "set_password_hash", name, password_hash)
 
     def done(_: object) -> None:
-        session.send(f"Changed the password of {name}.")
+        session.send(f"** Changed the password of {name}.")
         record(session, "password", name)
 
     d = session.services.passwords.hash(new).addCallback(stored)
@@ -233,7 +235,7 @@ def rename(session: Session, words: list[str], rest: str) -> Deferred[None]:
     _offline(session, name, new)
 
     def done(_: object) -> None:
-        session.send(f"Renamed {name} to {new}.")
+        session.send(f"** Renamed {name} to {new}.")
         record(session, "rename", name, new)
 
     def taken(failure: Failure) -> None:
@@ -252,7 +254,7 @@ def delete(session: Session, words: list[str], rest: str) -> Deferred[None]:
     _offline(session, name)
 
     def done(_: object) -> None:
-        session.send(f"Deleted the account {name}.")
+        session.send(f"** Deleted the account {name}.")
         record(session, "delete", name)
 
     return _store_call(session, "delete_user", name).addCallbacks(done, _unknown(session, name))
@@ -267,7 +269,7 @@ def reload(session: Session, words: list[str], rest: str) -> None:
     problem = help_problem(services.settings.help_dir)
     if problem is not None:
         session.error(problem)
-    session.send("Reloaded the MOTD; help texts are read from "
+    session.send("** Reloaded the MOTD; help texts are read from "
                  f"{services.settings.help_dir} at each use.")
     record(session, "reload")
 
@@ -331,7 +333,7 @@ def admin_log(session: Session, words: list[str], rest: str) -> Deferred[None]:
     count = int(words[0]) if words else LOG_LINES
 
     def show(actions: list[AdminAction]) -> None:
-        session.send(*(["Admin log:", *map(action_line, actions)] if actions
-                       else ["The admin log is empty."]))
+        session.send(*(["** Admin log:", *(f"** {line}" for line in map(action_line, actions))]
+                       if actions else ["** The admin log is empty."]))
 
     return _store_call(session, "admin_log", count).addCallback(show)
