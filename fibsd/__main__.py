@@ -97,6 +97,8 @@ class Options(usage.Options):
 
 def makeService(options: Options) -> Any:
     """The twistd entry point (``twistd -n fibsd``)."""
+    if options.subCommand is not None:
+        raise SystemExit(f"fibsd: run 'fibsd {options.subCommand} ...' itself, not under twistd")
     make_service = _import_make_service()
 
     try:

@@ -446,6 +446,8 @@ class Session:
         self._failures += 1
         raw = WONT_ECHO if client is None else b""
         if self._failures >= self.settings.limits.login_attempts:
+            log.info("closing a connection from {address}: too many failed logins",
+                     event="limit", limit="limits.login_attempts", address=self.host)
             self.write("\r\n** Too many failed logins. Closing the connection.\r\n", raw=raw)
             self.disconnect(goodbye=False)
             return Phase.CLOSED
@@ -462,6 +464,8 @@ class Session:
         now = self.now()
         replaced = self.lobby.find(record.name)
         if replaced is None and len(self.lobby.online) >= self.settings.limits.max_users:
+            log.warn("refused {user} from {address}: the server is full", event="limit",
+                     limit="limits.max_users", user=record.name, address=self.host)
             self.write(f"\r\n{SERVER_FULL}\r\n", raw=WONT_ECHO if echo_was_off else b"")
             self.disconnect(goodbye=False)
             return Phase.CLOSED

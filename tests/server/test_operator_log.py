@@ -177,3 +177,21 @@ def _wait_for_port(log_file: Path) -> int:
                 return int(found.group(1))
         time.sleep(0.05)
     raise AssertionError(f"the server never logged its port: {log_file}")
+
+
+def test_refusals_by_a_limit_name_the_config_key(events: list[Any]) -> None:
+    from tests.helpers import make_settings
+
+    server = FakeServer(settings=make_settings(**{"limits.max_users": 1,
+                                                  "limits.login_attempts": 2}))
+    for name in ("alice", "bob"):
+        server.register(name)
+    server.connect().send("login test 1008 alice secret")
+    bob = server.connect("10.0.0.2")
+    bob.send("login test 1008 bob secret")
+    guesser = server.connect("10.0.0.9")
+    for _ in range(2):
+        guesser.send("login test 1008 bob wrong")
+    assert [(e["limit"], e.get("user"), e["address"]) for e in events
+            if e.get("event") == "limit"] == [
+        ("limits.max_users", "bob", "10.0.0.2"), ("limits.login_attempts", None, "10.0.0.9")]
