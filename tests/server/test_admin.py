@@ -377,3 +377,16 @@ def test_the_command_line_needs_an_existing_database(tmp_path: Path) -> None:
     database = tmp_path / "none.sqlite"
     assert run(database, "bans") == (1, "", f"fibsd admin: no database at {database}\n")
     assert not database.exists()
+
+
+def test_a_missing_help_directory_is_a_warning_at_start(tmp_path: Path) -> None:
+    warnings: list[dict[str, Any]] = []
+    globalLogPublisher.addObserver(warnings.append)
+    try:
+        FakeServer(settings=make_settings(help_dir=str(tmp_path / "gone")))
+    finally:
+        globalLogPublisher.removeObserver(warnings.append)
+    [warning] = [e for e in warnings if e.get("log_namespace") == "fibsd.app"]
+    assert warning["log_level"].name == "warn"
+    assert warning["problem"] == (
+        f"The help directory {tmp_path / 'gone'} is missing: 'help <topic>' finds no text.")
