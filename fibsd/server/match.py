@@ -23,6 +23,8 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from twisted.logger import Logger
+
 from fibsd.rating import rate_match
 from fibsd.rules.errors import GameStateError, InvalidPlayText, RulesError
 from fibsd.rules.events import (
@@ -56,6 +58,8 @@ from fibsd.wire import listings_text
 from fibsd.wire.ascii_board import render_board
 from fibsd.wire.board import UNLIMITED, BoardView, Colour, Seat, Table, board_view, format_board
 from fibsd.wire.ratings_text import format_rating_calculation
+
+_log = Logger()
 
 if TYPE_CHECKING:
     from fibsd.rules.dice import DiceSource
@@ -322,6 +326,10 @@ class LiveMatch:
         length = self.rules.length
         report = (text.report_resume if resumed else text.report_start)(
             inviter.name, joiner.name, length)
+        _log.info("{players[0]} and {players[1]} {verb} a {length}-point match",
+                  event="match_resume" if resumed else "match_start",
+                  verb="resume" if resumed else "start", players=list(self.names),
+                  length=length)
 
         def start() -> None:
             # A watcher with report on hears of the match before its first game line: the
@@ -755,6 +763,9 @@ class LiveMatch:
                 change.new_winner_experience
             loser.rating, loser.experience = change.new_loser_rating, change.new_loser_experience
         self._close()
+        _log.info("{winner} wins a {length}-point match against {loser} {score[0]}-{score[1]}",
+                  event="match_end", winner=names[w], loser=names[1 - w], length=length,
+                  score=list(final))
         finished = FinishedMatch(
             winner=names[w], loser=names[1 - w], length=length, winner_points=final[0],
             loser_points=final[1], finished=int(self.lobby.now()), record=self.to_record(),
@@ -788,6 +799,8 @@ class LiveMatch:
         other = self.user(1 - player)
         db = self._db(leaver)
         saved = None
+        _log.info("match of {players[0]} and {players[1]} saved: {leaver} left",
+                  event="match_save", players=list(self.names), leaver=leaver.name)
         if db is not None:
             a, b = sorted(self.names)
             saved = unattended(db.save_match(SavedMatch(a, b, int(self.lobby.now()),

@@ -37,7 +37,8 @@ from fibsd.server import commands
 from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
-from fibsd.store import NameTaken, StoredMessage, UserRecord
+from fibsd.administration import banned_text
+from fibsd.store import Ban, NameTaken, StoredMessage, UserRecord
 from fibsd.wire import chat, clip
 from fibsd.wire.input import (
     NAME_MAX,
@@ -171,6 +172,9 @@ class Services:
     settings: Settings
     motd: tuple[str, ...] = ()
     banner: tuple[str, ...] = ()
+    # Stops the whole server (``admin shutdown``): the reactor's stop under fibsd.app.
+    stop: Callable[[], object] | None = None
+    countdown: Any = None  # a running ``admin shutdown`` (fibsd.server.commands.admin)
 
 
 class Session:
@@ -191,6 +195,7 @@ class Session:
         self._leaving: str | None = None  # the logout notice others will see
         self._replaced = False
         self._repeatable = ""  # the last line `!!` may repeat
+        self._command = ""  # the command word being handled (for the error log)
         self._timer: IDelayedCall | None = None
         self._handlers: dict[Phase, Callable[[str], Phase | Deferred[Phase]]] = {
             Phase.LOGIN: self._line_login,
@@ -317,6 +322,8 @@ class Session:
             return
         self.lobby.logout(user, self._leaving or clip.drops_connection(user.name))
         if not self._replaced:
+            log.info("{user} logs out from {address}", event="logout", user=user.name,
+                     address=self.host)
             self._store("record_logout", user.name, self.now())
             self._store("save_settings", user.name, user.settings_text())
 
@@ -369,7 +376,11 @@ class Session:
         """An unexpected error: log it, answer with a `** ` line, keep the connection."""
         if self.phase is Phase.CLOSED:
             return Phase.CLOSED
-        log.failure("Unexpected error in phase {phase}", _clipped(failure), phase=self.phase)
+        user = self.user.name if self.user is not None else self._pending_name or self._new_name
+        command = self._command[:40] if self.phase is Phase.READY else self.phase.value
+        log.failure("Unexpected error in phase {phase} (user {user}, command {command})",
+                    _clipped(failure), phase=self.phase, event="error", user=user,
+                    command=command)
         if self.phase is Phase.READY:
             self.error("Sorry, the server could not complete that command.")
             self._prompt()
@@ -443,9 +454,15 @@ class Session:
             if not self.settings.registration:
                 self.write(f"{REGISTRATION_CLOSED}\r\n" + LOGIN_PROMPT)
                 return Phase.LOGIN
-            self.send(*GUEST_WELCOME)
-            self.write(PROMPT)
-            return Phase.GUEST
+
+            def welcome(ban: Ban | None) -> Phase:
+                if ban is not None:
+                    return self._banned(ban, "guest", echo_was_off=False)
+                self.send(*GUEST_WELCOME)
+                self.write(PROMPT)
+                return Phase.GUEST
+
+            return maybeDeferred(self.db.ban_for, "", self.host, self.now()).addCallback(welcome)
         self._pending_name = words[0]
         self.write(PASSWORD_PROMPT, raw=WILL_ECHO)
         return Phase.PASSWORD
@@ -470,16 +487,33 @@ class Session:
                 rehashed = self.services.passwords.hash(password)
                 rehashed.addCallback(lambda new: self._store("set_password_hash", record.name, new))
                 rehashed.addErrback(lambda f: log.failure("Rehashing a password failed", f))
-            messages = maybeDeferred(self.db.take_messages, record.name)
-            return messages.addCallback(
-                lambda stored: self._enter(record, stored, client, echo_was_off=client is None))
+            def unless_banned(ban: Ban | None) -> Deferred[Phase] | Phase:
+                if ban is not None:
+                    return self._banned(ban, record.name, echo_was_off=client is None)
+                messages = maybeDeferred(self.db.take_messages, record.name)
+                return messages.addCallback(
+                    lambda stored: self._enter(record, stored, client,
+                                               echo_was_off=client is None))
+
+            banned = maybeDeferred(self.db.ban_for, record.name, self.host, self.now())
+            return banned.addCallback(unless_banned)
 
         return maybeDeferred(self.db.get_user, name).addCallback(check)
+
+    def _banned(self, ban: Ban, name: str, *, echo_was_off: bool) -> Phase:
+        """Refuse a banned name or address (``admin ban``) and close the connection."""
+        log.info("refused {user} from {address}: banned", event="connection_refused",
+                 reason="banned", user=name, address=self.host)
+        self.write(f"\r\n** {banned_text(ban)}\r\n", raw=WONT_ECHO if echo_was_off else b"")
+        self.disconnect(goodbye=False)
+        return Phase.CLOSED
 
     def _login_failed(self, client: str | None) -> Phase:
         self._failures += 1
         raw = WONT_ECHO if client is None else b""
         if self._failures >= self.settings.limits.login_attempts:
+            log.info("closing a connection from {address}: too many failed logins",
+                     event="limit", limit="limits.login_attempts", address=self.host)
             self.write("\r\n** Too many failed logins. Closing the connection.\r\n", raw=raw)
             self.disconnect(goodbye=False)
             return Phase.CLOSED
@@ -496,6 +530,8 @@ class Session:
         now = self.now()
         replaced = self.lobby.find(record.name)
         if replaced is None and len(self.lobby.online) >= self.settings.limits.max_users:
+            log.warn("refused {user} from {address}: the server is full", event="limit",
+                     limit="limits.max_users", user=record.name, address=self.host)
             self.write(f"\r\n{SERVER_FULL}\r\n", raw=WONT_ECHO if echo_was_off else b"")
             self.disconnect(goodbye=False)
             return Phase.CLOSED
@@ -537,6 +573,8 @@ class Session:
         if replaced is not None:
             replaced.session.replaced()
         self._store("record_login", user.name, now, self.host)
+        log.info("{user} logs in from {address}", event="login", user=user.name,
+                 address=self.host, client=client or "telnet")
         text = (clip.logs_in_again(user.name) if replaced is not None
                 else clip.just_registered(user.name) if registered else clip.logs_in(user.name))
         self.lobby.login(user, text, replaced=replaced)
@@ -624,6 +662,8 @@ class Session:
             return maybeDeferred(self.db.create_user, name, password_hash, self.now())
 
         def registered(record: UserRecord) -> Phase:
+            log.info("{user} registers from {address}", event="registration", user=name,
+                     address=self.host)
             self.write("\r\n", raw=WONT_ECHO)
             self.send(*REGISTERED)
             return self._enter(record, (), None, echo_was_off=False, registered=True)
@@ -646,7 +686,10 @@ class Session:
         if line == "!!" and self._repeatable:
             line = self._repeatable
         word, rest = split_command(line)
+        self._command = word
         found = commands.resolve(word)
+        if found is not None and found.admin_only and self.user.name not in self.settings.admins:
+            found = None
         if found is None and word[:1].isdigit() and commands.resolve("move") is not None:
             # FIBS: a line that starts with a point number is a move.
             found, rest = commands.resolve("move"), line

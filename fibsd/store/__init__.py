@@ -85,6 +85,30 @@ class FinishedMatch:
     loser_rating_change: float = 0.0
 
 
+@dataclass(frozen=True)
+class Ban:
+    """A name or an address refused at login until ``until`` (None: until lifted).
+    Names and addresses match ignoring case."""
+
+    kind: str  # "name" or "address"
+    value: str
+    created: int  # Unix time
+    until: int | None
+    admin: str  # who banned (an account, or "console" for ``fibsd admin``)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class AdminAction:
+    """One administrator action, as kept in the admin log (never a password)."""
+
+    at: int  # Unix time
+    admin: str
+    action: str  # alert, kick, ban, unban, password, rename, delete, reload, shutdown ...
+    target: str = ""
+    detail: str = ""
+
+
 class Store(Protocol):
     # users
     def create_user(self, name: str, password_hash: str, created: int) -> UserRecord:
@@ -156,6 +180,39 @@ class Store(Protocol):
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         """Every finished match ``name`` played, oldest first."""
+        ...
+
+    # administration
+    def rename_user(self, name: str, new_name: str) -> None:
+        """Give an account a new name, in its saved and finished matches and stored
+        messages too; ``UnknownUser`` or ``NameTaken`` (another account, any case)."""
+        ...
+
+    def delete_user(self, name: str) -> None:
+        """Remove an account with its settings, messages and saved matches (finished
+        matches stay: they are the opponents' history too); ``UnknownUser``."""
+        ...
+
+    def add_ban(self, ban: Ban) -> None:
+        """Keep ``ban``, replacing one of the same kind and value."""
+        ...
+
+    def remove_ban(self, kind: str, value: str) -> bool:
+        """Lift a ban; whether there was one."""
+        ...
+
+    def bans(self, now: int) -> list[Ban]:
+        """The bans in force at ``now``, by kind then value."""
+        ...
+
+    def ban_for(self, name: str, address: str, now: int) -> Ban | None:
+        """The ban in force at ``now`` on this name or address (the name's first)."""
+        ...
+
+    def log_admin(self, action: AdminAction) -> None: ...
+
+    def admin_log(self, limit: int) -> list[AdminAction]:
+        """The last ``limit`` admin actions, oldest first."""
         ...
 
     def close(self) -> None: ...

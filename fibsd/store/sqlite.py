@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from fibsd.store import (
+    AdminAction,
+    Ban,
     FinishedMatch,
     NameTaken,
     SavedMatch,
@@ -286,6 +288,80 @@ class SQLiteStore:
             (name, name),
         ).fetchall()
         return [FinishedMatch(*row) for row in rows]
+
+    # administration
+
+    def rename_user(self, name: str, new_name: str) -> None:
+        with self._transaction() as cursor:
+            self._user_id(cursor, name)
+            clash = cursor.execute(
+                "SELECT 1 FROM users WHERE name = ? COLLATE NOCASE AND name != ?",
+                (new_name, name)).fetchone()
+            if clash is not None:
+                raise NameTaken(new_name)
+            # Saved matches refer to the name: checked at COMMIT, after both changed.
+            cursor.execute("PRAGMA defer_foreign_keys = ON")
+            cursor.execute("UPDATE users SET name = ? WHERE name = ?", (new_name, name))
+            saved = cursor.execute(
+                "SELECT player_a, player_b, saved, record FROM saved_matches"
+                " WHERE player_a = ? OR player_b = ?", (name, name)).fetchall()
+            for player_a, player_b, when, record in saved:
+                cursor.execute("DELETE FROM saved_matches WHERE player_a = ? AND player_b = ?",
+                               (player_a, player_b))
+                first, second = _pair(*(new_name if p == name else p
+                                        for p in (player_a, player_b)))
+                cursor.execute("INSERT INTO saved_matches (player_a, player_b, saved, record)"
+                               " VALUES (?, ?, ?, ?)", (first, second, when, record))
+            for column in ("winner", "loser"):
+                cursor.execute(f"UPDATE finished_matches SET {column} = ? WHERE {column} = ?",
+                               (new_name, name))
+            cursor.execute("UPDATE messages SET sender = ? WHERE sender = ?", (new_name, name))
+
+    def delete_user(self, name: str) -> None:
+        with self._transaction() as cursor:
+            self._user_id(cursor, name)
+            cursor.execute("DELETE FROM users WHERE name = ?", (name,))
+
+    def add_ban(self, ban: Ban) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "INSERT OR REPLACE INTO bans (kind, value, created, until, admin, reason)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (ban.kind, ban.value, ban.created, ban.until, ban.admin, ban.reason))
+
+    def remove_ban(self, kind: str, value: str) -> bool:
+        with self._transaction() as cursor:
+            cursor.execute("DELETE FROM bans WHERE kind = ? AND value = ?", (kind, value))
+            return cursor.rowcount > 0
+
+    _BAN_COLUMNS = "kind, value, created, until, admin, reason"
+
+    def bans(self, now: int) -> list[Ban]:
+        rows = self._conn.execute(
+            f"SELECT {self._BAN_COLUMNS} FROM bans WHERE until IS NULL OR until > ?"
+            " ORDER BY kind DESC, value", (now,)).fetchall()
+        return [Ban(*row) for row in rows]
+
+    def ban_for(self, name: str, address: str, now: int) -> Ban | None:
+        row = self._conn.execute(
+            f"SELECT {self._BAN_COLUMNS} FROM bans"
+            " WHERE ((kind = 'name' AND value = ?) OR (kind = 'address' AND value = ?))"
+            " AND (until IS NULL OR until > ?) ORDER BY kind DESC LIMIT 1",
+            (name, address, now)).fetchone()
+        return None if row is None else Ban(*row)
+
+    def log_admin(self, action: AdminAction) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO admin_log (at, admin, action, target, detail)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (action.at, action.admin, action.action, action.target, action.detail))
+
+    def admin_log(self, limit: int) -> list[AdminAction]:
+        rows = self._conn.execute(
+            "SELECT at, admin, action, target, detail FROM admin_log"
+            " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [AdminAction(*row) for row in reversed(rows)]
 
     def close(self) -> None:
         self._conn.close()
