@@ -83,6 +83,9 @@ class FinishedMatch:
     record: str  # the full record, opaque here
     winner_rating_change: float = 0.0
     loser_rating_change: float = 0.0
+    # the archive's number for the match, set by the store when it reads one back
+    # (None before it is stored); not part of a result's equality
+    id: int | None = field(default=None, compare=False)
 
 
 class Store(Protocol):
@@ -154,6 +157,17 @@ class Store(Protocol):
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         """Every finished match ``name`` played, oldest first."""
+        ...
+
+    def recent_finished_matches(
+        self, name: str, limit: int, offset: int = 0
+    ) -> list[FinishedMatch]:
+        """At most ``limit`` of the matches ``name`` played, newest first, skipping the
+        ``offset`` newest (a page of the archive; reads no more rows than it returns)."""
+        ...
+
+    def finished_match(self, match_id: int) -> FinishedMatch | None:
+        """The finished match with this ``id``, or ``None``."""
         ...
 
     def close(self) -> None: ...

@@ -28,6 +28,7 @@ Pure: no I/O, no clock; the date is given.
 from __future__ import annotations
 
 import datetime
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -108,8 +109,8 @@ class MatMatch:
 # -- writing -------------------------------------------------------------------------------
 
 def mat_text(
-    record: Mapping[str, Any],
-    players: Sequence[str],
+    record: Mapping[str, Any] | str,
+    players: Sequence[str] | None = None,
     *,
     date: datetime.date | None = None,
     site: str = "",
@@ -117,13 +118,22 @@ def mat_text(
 ) -> str:
     """The ``.mat`` text of a match.
 
-    ``record`` is the rules record (``Match.to_record()``; in a stored finished match it
-    is ``json.loads(record)["match"]``), ``players`` its two names by player index.
+    ``record`` is either the rules record (``Match.to_record()``) with ``players`` its
+    two names by player index, or a match as the server stores it (the ``record`` of a
+    ``FinishedMatch`` or ``SavedMatch``: JSON text, or decoded, holding ``players`` and
+    the rules record as ``match``), whose own names serve unless ``players`` is given.
     ``date`` (a ``datetime`` adds the time of day) and ``site`` go in the header; so
-    does ``match_id`` as ``[Match ID]``.  Raises ``InvalidRecord`` for a record the rules
-    engine cannot replay.  A game still under way is written as far as it went.
+    does ``match_id`` as ``[Match ID]``.  Raises ``InvalidRecord`` for a record the
+    rules engine cannot replay (``ValueError`` for text that is not JSON).  A game
+    still under way is written as far as it went.
     """
-    match = Match.from_record(record)
+    data: Any = json.loads(record) if isinstance(record, str) else record
+    if isinstance(data, Mapping) and "match" in data and "players" in data:
+        players = players or data["players"]
+        data = data["match"]
+    if players is None or len(players) != 2:
+        raise ValueError("mat_text needs the two players' names")
+    match = Match.from_record(data)
     names = (str(players[0]), str(players[1]))
     lines = _header(match, names, date, site, match_id)
     lines += [f" {match.length} point match", ""]

@@ -257,3 +257,14 @@ def test_random_matches_round_trip(seed: int) -> None:
 @given(st.integers(min_value=20, max_value=2**32))
 def test_generated_matches_round_trip(seed: int) -> None:
     check_round_trip(played(seed))
+
+
+def test_a_stored_match_record_brings_its_own_names() -> None:
+    stored = json.dumps({"format": "fibsd-live-match", "players": ["alice", "bob"], "o_first": 1,
+                         "length": 3, "match": scripted_match().to_record()})
+    text = mat_text(stored, date=datetime.datetime(2026, 11, 24, 3, 7), site='fibsd "test"',
+                    match_id=42)
+    assert text == SCRIPTED_MAT
+    assert mat_text(json.loads(stored), ("x", "y")).count(" x : ") == 3
+    with pytest.raises(ValueError, match="two players"):
+        mat_text(scripted_match().to_record())
