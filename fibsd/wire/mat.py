@@ -251,7 +251,8 @@ def _numbered(number: int, left: str, right: str) -> str:
     and where it finds none it reads the right column of the line before again (gnubg
     1.07 keeps that pointer): so two blanks always follow the left column, even when
     the right one is empty."""
-    prefix = f"{number:3d}) "
+    # a line never starts with a digit (clients read those as CLIP lines): " 100) "
+    prefix = f"{number:3d}) " if number < 100 else f" {number}) "
     gap = "  " if len(left) >= _LEFT_WIDTH or not right else " "
     return f"{prefix}{left:<{_LEFT_WIDTH}}{gap}{right}"
 

@@ -279,3 +279,25 @@ def test_a_stored_match_record_brings_its_own_names() -> None:
     assert mat_text(json.loads(stored), ("x", "y")).count(" x : ") == 3
     with pytest.raises(ValueError, match="two players"):
         mat_text(scripted_match().to_record())
+
+
+def test_no_line_starts_with_a_digit_even_past_row_99() -> None:
+    match = Match(0, redouble_limit=None)  # a double, a beaver and a take every turn
+    match.new_game(ScriptedDice([(2, 1)]))
+    match.move(0, [(13, 11), (6, 5)])
+    player = 1
+    while not match.game.over and match.number == 1:
+        if match.can_double(player):
+            match.double(player)
+            match.redouble(1 - player)
+            match.accept(player)
+        match.roll(player, ScriptedDice([(2, 1)]))
+        plays = match.legal_plays()
+        if plays:
+            match.move(player, [(m.src, m.dst) for m in plays[0].moves])
+        player = 1 - player
+    text = mat_text(match.to_record(), ("alice", "bob"))
+    rows = [line for line in text.splitlines() if ")" in line]
+    assert len(rows) > 99 and rows[99].startswith(" 100) ")
+    assert not any(line[:1].isdigit() or line[:1] == "*" for line in text.splitlines())
+    assert mat_text(mat_record(parse_mat(text)), ("alice", "bob")) == text
