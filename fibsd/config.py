@@ -117,6 +117,7 @@ class Archive:
     site: str = "fibsd"
     page_size: int = checked(20, between(1, 200))
     max_export_bytes: int = checked(262144, between(1024))
+    exports_per_minute: int = checked(6, between(1))
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,10 @@ def export_too_long(match_id: int, size: int, limit: int) -> str:
     return f"** Match #{match_id} is too long to send: {size} bytes (the limit is {limit})."
 
 
+def export_flood(per_minute: int) -> str:
+    return f"** You may export {per_minute} matches a minute. Please wait a little."
+
+
 def export_header(match_id: int, lines: int) -> str:
     """The first frame line: exactly ``lines`` lines of .mat text follow, then the end."""
     return f"Match #{match_id} in .mat format, {lines} lines:"

@@ -145,3 +145,16 @@ def test_the_new_words_leave_fibs_abbreviations_alone() -> None:
     assert ask(table, "carol", "ex 77") == ["** There is no finished match #77."]
     assert ask(table, "carol", "ar") == ["** carol has no finished matches."]
     assert ask(table, "carol", "a") == ["** Unknown command: 'a'"]  # about, accept, ...
+
+
+def test_exports_are_limited_per_user_and_minute() -> None:
+    table = table_with(**{"archive.exports_per_minute": 2})
+    result = played(table)
+    for _ in range(2):
+        assert ask(table, "carol", f"export {result.id}")[0].startswith(f"Match #{result.id} ")
+    flood = ["** You may export 2 matches a minute. Please wait a little."]
+    assert ask(table, "carol", f"export {result.id}") == flood
+    assert ask(table, "carol", "export 77") == flood  # every request counts
+    assert ask(table, "dave", f"export {result.id}")[0].startswith("Match #")  # per user
+    table.server.advance(60)
+    assert ask(table, "carol", f"export {result.id}")[0].startswith(f"Match #{result.id} ")

@@ -3,13 +3,17 @@ player's finished matches with their numbers, newest first, one page at a time;
 ``export <number>`` sends one as GNU Backgammon ``.mat`` text (protocol/export.md).
 
 Both are bounded by ``[archive]`` settings: a page reads at most ``page_size`` + 1 rows
-(the extra one only says whether there is more), and ``export`` refuses a text longer
-than ``max_export_bytes``.  Any player's archive is open to everyone, like ``oldmoves``.
+(the extra one only says whether there is more); ``export`` replays the whole match
+through the rules engine (some 10 ms of CPU a game), so a user may ask for at most
+``exports_per_minute`` in any 60 seconds, and a text longer than ``max_export_bytes`` is
+refused.  Any player's archive is open to everyone, like ``oldmoves``.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from twisted.internet.defer import maybeDeferred
 from twisted.logger import Logger
@@ -20,11 +24,28 @@ from fibsd.wire.mat import mat_text
 
 if TYPE_CHECKING:
     from fibsd.server.session import Session
+    from fibsd.server.user import OnlineUser
     from fibsd.store import FinishedMatch
 
 _log = Logger()
 MAX_PAGE = 100_000  # keeps OFFSET a small integer; nobody pages this far by hand
 MAX_MATCH_ID = 2**63 - 1  # SQLite's largest integer
+EXPORT_WINDOW = 60.0  # seconds; the limit itself is settings.archive.exports_per_minute
+
+# When each user's recent exports were asked for (per connection, like shouts).
+_export_times: WeakKeyDictionary[OnlineUser, deque[float]] = WeakKeyDictionary()
+
+
+def _may_export(session: Session, user: OnlineUser) -> bool:
+    """At most ``exports_per_minute`` export requests in any 60 seconds."""
+    now = session.clock.seconds()
+    times = _export_times.setdefault(user, deque())
+    while times and times[0] <= now - EXPORT_WINDOW:
+        times.popleft()
+    if len(times) >= session.settings.archive.exports_per_minute:
+        return False
+    times.append(now)
+    return True
 
 
 def _page(word: str) -> int | None:
@@ -73,6 +94,12 @@ def export(session: Session, rest: str) -> Any:
         return None
     match_id = int(number)
     settings = session.settings.archive
+    me = user_of(session)
+    if not _may_export(session, me):
+        _log.info("export refused to {user}: too many", event="limit",
+                  limit="archive.exports_per_minute", user=me.name)
+        session.send(text.export_flood(settings.exports_per_minute))
+        return None
 
     def send(found: FinishedMatch | None) -> None:
         if found is None:
@@ -83,14 +110,14 @@ def export(session: Session, rest: str) -> Any:
                            site=settings.site, match_id=match_id)
         except (ValueError, KeyError, TypeError):
             _log.failure("finished match {id} cannot be exported", id=match_id,
-                         event="error", user=user_of(session).name, command="export")
+                         event="error", user=me.name, command="export")
             session.send(text.export_damaged(match_id))
             return
         size = len(mat.encode("utf-8"))
         if size > settings.max_export_bytes:
             _log.info("export of match {id} refused: {size} bytes", id=match_id, size=size,
                       event="limit", limit="archive.max_export_bytes",
-                      user=user_of(session).name)
+                      user=me.name)
             session.send(text.export_too_long(match_id, size, settings.max_export_bytes))
             return
         lines = mat.splitlines()
