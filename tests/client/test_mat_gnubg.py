@@ -1,13 +1,15 @@
-"""GNU Backgammon imports what ``export`` sends: matches played on a real fibsd over
-loopback by two scripted CLIP players, downloaded with ``archive`` and ``export`` through
-fibsd's client library, then imported by gnubg (``gnubg -t``, its embedded Python) with
-no message at all and the same games and final score.  The matches hold a resigned
-gammon and a resigned backgammon (one refused first), a dropped double, a Crawford game,
-a double taken and whole games to the bear-off.  ``oldmoves`` of a game with a cube
-action and resignations imports without a message too.
+"""``export`` over loopback, and GNU Backgammon importing what it sends.
 
-Needs gnubg (Debian package ``gnubg``; ``.ci/run`` installs it); skipped where it is
-absent.  One gnubg process imports every file, so gnubg adds about a second.
+Matches are played on a real fibsd over loopback by two scripted CLIP players and
+downloaded with ``archive`` and ``export`` through fibsd's client library.  The first test
+needs nothing else: the text, built off the reactor thread, replays to the result.  The
+second imports the texts into gnubg (``gnubg -t``, its embedded Python) and finds no
+message at all and the same games and final score; the matches hold a resigned gammon
+and a resigned backgammon (one refused first), a dropped double, a Crawford game, a double
+taken and whole games to the bear-off.  The ``oldmoves`` listing of a game with a cube
+action and resignations imports without a message too.  It skips where gnubg is absent
+(Debian package ``gnubg``; ``.ci/run`` installs it); one gnubg process imports every file,
+so gnubg adds about a second.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ from twisted.internet import reactor
 from twisted.internet.defer import gatherResults
 
 from fibsd.client import events as ev
+from fibsd.rules.match import Match
+from fibsd.wire.mat import mat_record, parse_mat
 from tests.client.test_bot import SeededDice
 from tests.client.test_loopback import start_server
 from tests.client.test_loopback_match import ScriptedPlayer, online
 
 GNUBG = shutil.which("gnubg", path=os.environ.get("PATH", "") + os.pathsep + "/usr/games")
-pytestmark = pytest.mark.skipif(GNUBG is None, reason="gnubg is not installed (Debian: apt-get install gnubg)")
+NO_GNUBG = "gnubg is not installed (Debian: apt-get install gnubg; .ci/run installs it)"
 
 WAIT = 90.0  # one match, scripted players, on a slow shared machine
 ROW = re.compile(r"^#(?P<id>[0-9]+) ")
@@ -164,18 +168,52 @@ def final_score(result: dict[str, Any]) -> dict[str, int]:
     return score
 
 
+async def players_online(port: int) -> tuple[PlannedPlayer, PlannedPlayer]:
+    alice, bob = PlannedPlayer("alice"), PlannedPlayer("bob")
+    for player in (alice, bob):
+        await online(port, player)
+        ready = player.protocol.wait_for(ev.ToggleChanged).addTimeout(10, reactor)
+        player.send("toggle ready")
+        assert await ready == ev.ToggleChanged("ready", True)
+    return alice, bob
+
+
+@pytest_twisted.ensureDeferred
+async def test_export_over_loopback_replays_to_the_result(tmp_path: Path) -> None:
+    """Without gnubg too: the real server builds the text off the reactor thread and the
+    client library reads the frame; the text replays to the match's result."""
+    service, port = await start_server(tmp_path)
+    service.shared.lobby.dice = SeededDice(3)
+    service.shared.lobby.coin = lambda: 0
+    alice = bob = None
+    try:
+        alice, bob = await players_online(port)
+        bob.plans = {1: ["wait", "resign g"]}
+        won = await play_match(alice, bob, 1)
+        listing = await command_events(bob, "archive alice", ev.Information)
+        listing += await command_events(bob, "who", ev.WhoEnd)
+        (row,) = [e.text for e in listing if isinstance(e, ev.Information) and ROW.match(e.text)]
+        text = await download(bob, int(ROW.match(row)["id"]))
+    finally:
+        for player in (alice, bob):
+            if player is not None and player.protocol is not None and player.protocol.transport is not None:
+                player.protocol.transport.loseConnection()
+        await service.stopService()
+    replayed = Match.from_record(mat_record(parse_mat(text)))
+    assert (won.player, won.winner_score, won.loser_score) == (ev.YOU, 2, 0)
+    assert replayed.score == (2, 0) and replayed.winner == 0
+    assert text.count(" Game ") == 1 and "Wins 2 points and the match" in text
+
+
+@pytest.mark.skipif(GNUBG is None, reason=NO_GNUBG)
 @pytest_twisted.ensureDeferred
 async def test_gnubg_imports_exported_matches_and_oldmoves(tmp_path: Path) -> None:
     service, port = await start_server(tmp_path)
     service.shared.lobby.dice = SeededDice(5)
     service.shared.lobby.coin = lambda: 0
-    alice, bob = PlannedPlayer("alice"), PlannedPlayer("bob")
+    alice = bob = None
     try:
-        for player in (alice, bob):
-            await online(port, player)
-            ready = player.protocol.wait_for(ev.ToggleChanged).addTimeout(10, reactor)
-            player.send("toggle ready")
-            assert await ready == ev.ToggleChanged("ready", True)
+        alice, bob = await players_online(port)
         # 3 points: a resigned gammon (2-0), the Crawford game resigned, a dropped double
         # after it, then a double, a refused resignation and a resigned backgammon
         bob.plans = {1: ["resign g"], 3: ["double"], 4: ["wait", "resign n", "resign b"]}
@@ -197,7 +235,7 @@ async def test_gnubg_imports_exported_matches_and_oldmoves(tmp_path: Path) -> No
         texts = [await download(alice, match_id) for match_id in ids]  # newest first
     finally:
         for player in (alice, bob):
-            if player.protocol is not None and player.protocol.transport is not None:
+            if player is not None and player.protocol is not None and player.protocol.transport is not None:
                 player.protocol.transport.loseConnection()
         await service.stopService()
     files = []

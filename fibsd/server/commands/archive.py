@@ -4,9 +4,9 @@ player's finished matches with their numbers, newest first, one page at a time;
 
 Both are bounded by ``[archive]`` settings: a page reads at most ``page_size`` + 1 rows
 (the extra one only says whether there is more); ``export`` replays the whole match
-through the rules engine (some 10 ms of CPU a game), so a user may ask for at most
-``exports_per_minute`` in any 60 seconds, and a text longer than ``max_export_bytes`` is
-refused.  Any player's archive is open to everyone, like ``oldmoves``.
+through the rules engine (some 10 ms of CPU a game), in the reactor's thread pool so that
+play goes on meanwhile, and a user may ask for at most ``exports_per_minute`` in any 60
+seconds; a text longer than ``max_export_bytes`` is refused.  Any player's archive is open to everyone, like ``oldmoves``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from twisted.internet.defer import maybeDeferred
+from twisted.internet.interfaces import IReactorThreads
+from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from fibsd.server.commands import command, user_of
 from fibsd.wire import archive_text as text
@@ -101,18 +104,21 @@ def export(session: Session, rest: str) -> Any:
         session.send(text.export_flood(settings.exports_per_minute))
         return None
 
-    def send(found: FinishedMatch | None) -> None:
+    def build(found: FinishedMatch | None) -> Any:
         if found is None:
             session.send(text.no_such_match(match_id))
-            return
-        try:
-            mat = mat_text(found.record, date=text.finished_at(found.finished),
-                           site=settings.site, match_id=match_id)
-        except (ValueError, KeyError, TypeError):
-            _log.failure("finished match {id} cannot be exported", id=match_id,
-                         event="error", user=me.name, command="export")
-            session.send(text.export_damaged(match_id))
-            return
+            return None
+        return _off_the_reactor(session, mat_text, found.record,
+                                date=text.finished_at(found.finished), site=settings.site,
+                                match_id=match_id).addCallbacks(send, damaged)
+
+    def damaged(failure: Failure) -> None:
+        failure.trap(ValueError, KeyError, TypeError)
+        _log.failure("finished match {id} cannot be exported", failure, id=match_id,
+                     event="error", user=me.name, command="export")
+        session.send(text.export_damaged(match_id))
+
+    def send(mat: str) -> None:
         size = len(mat.encode("utf-8"))
         if size > settings.max_export_bytes:
             _log.info("export of match {id} refused: {size} bytes", id=match_id, size=size,
@@ -124,4 +130,13 @@ def export(session: Session, rest: str) -> Any:
         session.send(text.export_header(match_id, len(lines)), *lines,
                      text.export_end(match_id))
 
-    return maybeDeferred(session.db.finished_match, match_id).addCallback(send)
+    return maybeDeferred(session.db.finished_match, match_id).addCallback(build)
+
+
+def _off_the_reactor(session: Session, function: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run CPU work in the reactor's thread pool, so that play goes on meanwhile; a
+    clock without threads (a test's) runs it at once."""
+    reactor = session.clock
+    if IReactorThreads.providedBy(reactor):
+        return deferToThreadPool(reactor, reactor.getThreadPool(), function, *args, **kwargs)
+    return maybeDeferred(function, *args, **kwargs)
