@@ -83,6 +83,9 @@ class FinishedMatch:
     record: str  # the full record, opaque here
     winner_rating_change: float = 0.0
     loser_rating_change: float = 0.0
+    # the archive's number for the match, set by the store when it reads one back
+    # (None before it is stored); not part of a result's equality
+    id: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -213,6 +216,18 @@ class Store(Protocol):
 
     def admin_log(self, limit: int) -> list[AdminAction]:
         """The last ``limit`` admin actions, oldest first."""
+        ...
+
+    # the archive
+    def recent_finished_matches(
+        self, name: str, limit: int, offset: int = 0
+    ) -> list[FinishedMatch]:
+        """At most ``limit`` of the matches ``name`` played, newest first, skipping the
+        ``offset`` newest (a page of the archive; reads no more rows than it returns)."""
+        ...
+
+    def finished_match(self, match_id: int) -> FinishedMatch | None:
+        """The finished match with this ``id``, or ``None``."""
         ...
 
     def close(self) -> None: ...

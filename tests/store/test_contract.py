@@ -284,6 +284,29 @@ def test_a_result_may_name_players_without_accounts(any_store: Store) -> None:
     assert any_store.finished_matches("gone") == [match]
 
 
+def test_the_archive_pages_newest_first_with_ids(any_store: Store) -> None:
+    results = [finished("alice", "bob", 6000), finished("bob", "alice", 7000),
+               finished("carol", "bob", 6500), finished("alice", "carol", 7000),
+               finished("dave", "alice", 5000)]
+    for match in results:
+        any_store.record_finished_match(match)
+    everything = any_store.finished_matches("alice")
+    ids = [match.id for match in everything]
+    assert all(isinstance(i, int) for i in ids) and len(set(ids)) == 4
+    newest = list(reversed(everything))  # equal times: the later stored first
+    assert [m.finished for m in newest] == [7000, 7000, 6000, 5000]
+    assert newest[0].loser == "carol"
+    assert any_store.recent_finished_matches("alice", 10) == newest
+    assert [m.id for m in any_store.recent_finished_matches("alice", 10)] == ids[::-1]
+    assert [m.id for m in any_store.recent_finished_matches("alice", 2)] == ids[::-1][:2]
+    assert [m.id for m in any_store.recent_finished_matches("alice", 2, 2)] == ids[::-1][2:]
+    assert any_store.recent_finished_matches("alice", 2, 4) == []
+    assert any_store.recent_finished_matches("nobody", 5) == []
+    one = any_store.finished_match(ids[1])
+    assert one == everything[1] and one is not None and one.id == ids[1]
+    assert any_store.finished_match(max(ids) + 100) is None
+
+
 # persistence
 
 
