@@ -2,10 +2,14 @@
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from fibsd.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from tests.postgres_server import PostgresServer
 
 
 @pytest.fixture
@@ -22,3 +26,24 @@ def memory_store() -> Iterator[SQLiteStore]:
     opened = SQLiteStore(":memory:")
     yield opened
     opened.close()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator["PostgresServer"]:
+    """A private PostgreSQL server for the whole session (tests/postgres_server.py);
+    the tests that need it skip, saying why, where none can be started."""
+    pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'fibsd[postgres]'")
+    from tests.postgres_server import NoPostgres, PostgresServer
+
+    try:
+        server = PostgresServer.start()
+    except NoPostgres as error:
+        pytest.skip(f"no PostgreSQL server can be started: {error}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres: "PostgresServer") -> str:
+    """The URL of a new, empty PostgreSQL database."""
+    return postgres.new_database()

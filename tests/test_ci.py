@@ -14,4 +14,4 @@ def test_ci_ends_with_the_readme_test_command() -> None:
     script = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert script[-1] == commands[0]
     packages = next(line for line in script if line.startswith("packages=("))
-    assert {"gnubg"} <= set(packages.removeprefix("packages=(").removesuffix(")").split())
+    assert {"gnubg", "postgresql"} <= set(packages.removeprefix("packages=(").removesuffix(")").split())

@@ -27,20 +27,35 @@ from fibsd.store.sqlite import SQLiteStore
 @dataclass(frozen=True)
 class Backend:
     name: str
-    open: Callable[[Path], Store]  # given a directory of its own
+    # given the test's request (for fixtures such as ``postgres``) and a directory of
+    # its own; opened twice with one directory, a persistent store is the same store
+    open: Callable[[pytest.FixtureRequest, Path], Store]
     persistent: bool
 
 
+def open_postgres(request: pytest.FixtureRequest, directory: Path) -> Store:
+    """A new database on the session's PostgreSQL server, the same one for the same
+    directory (its URL is kept there)."""
+    from fibsd.store.postgres import PostgresStore
+
+    server = request.getfixturevalue("postgres")
+    kept = directory / "postgres.url"
+    if not kept.exists():
+        kept.write_text(server.new_database())
+    return PostgresStore(kept.read_text())
+
+
 BACKENDS = [
-    Backend("sqlite-file", lambda directory: SQLiteStore(directory / "fibsd.sqlite"), True),
-    Backend("sqlite-memory", lambda directory: SQLiteStore(":memory:"), False),
+    Backend("sqlite-file", lambda _, directory: SQLiteStore(directory / "fibsd.sqlite"), True),
+    Backend("sqlite-memory", lambda _, directory: SQLiteStore(":memory:"), False),
+    Backend("postgres", open_postgres, True),
 ]
 PERSISTENT = [backend for backend in BACKENDS if backend.persistent]
 
 
 @pytest.fixture(params=BACKENDS, ids=lambda backend: backend.name)
 def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    opened = request.param.open(tmp_path)
+    opened = request.param.open(request, tmp_path)
     yield opened
     opened.close()
 
@@ -311,8 +326,10 @@ def test_the_archive_pages_newest_first_with_ids(any_store: Store) -> None:
 
 
 @pytest.mark.parametrize("backend", PERSISTENT, ids=lambda backend: backend.name)
-def test_everything_survives_close_and_reopen(backend: Backend, tmp_path: Path) -> None:
-    store = with_users(backend.open(tmp_path), "alice", "bob")
+def test_everything_survives_close_and_reopen(
+    backend: Backend, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    store = with_users(backend.open(request, tmp_path), "alice", "bob")
     store.record_login("alice", 2000, "host.example.net")
     store.set_address("alice", "alice@example.com")
     store.save_settings("alice", {"boardstyle": "3"})
@@ -323,7 +340,7 @@ def test_everything_survives_close_and_reopen(backend: Backend, tmp_path: Path) 
     before = store.get_user("alice")
     store.close()
 
-    store = backend.open(tmp_path)
+    store = backend.open(request, tmp_path)
     try:
         assert store.get_user("alice") == before
         assert before == UserRecord(

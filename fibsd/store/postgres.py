@@ -1,0 +1,389 @@
+"""``Store`` on a PostgreSQL server, through psycopg 3 (the ``postgres`` extra).
+
+Like ``SQLiteStore``, one connection, used only by the single database worker thread
+(``fibsd.server.dbthread``), so the reactor never waits on the network and calls run
+in the order they were made.  Each public method is one transaction (``with
+conn.transaction()``: committed at the end, rolled back on any exception).
+
+SQLite serialises writers (``BEGIN IMMEDIATE``); PostgreSQL runs them side by side at
+READ COMMITTED, so where a method reads before it writes it locks what it read: the
+stored-message cap locks the recipient's account row (``FOR UPDATE``) before counting,
+so senders at once (other servers on the same database) cannot pass the cap.
+
+A connection the server lost (PostgreSQL restarted) is opened again by the next call;
+the call that found it broken fails, as any database error does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import errors
+
+from fibsd.store import (
+    AdminAction,
+    Ban,
+    FinishedMatch,
+    NameTaken,
+    SavedMatch,
+    StoredMessage,
+    UnknownUser,
+    UserRecord,
+)
+from fibsd.store.postgres_migrations import upgrade
+
+_USER_COLUMNS = (
+    "id, name, password_hash, created, last_login, last_host, last_logout,"
+    " rating, experience, address"
+)
+_MATCH_COLUMNS = (
+    "winner, loser, length, winner_points, loser_points, finished, record,"
+    " winner_rating_change, loser_rating_change"
+)
+_BAN_COLUMNS = "kind, value, created, until, admin, reason"
+
+
+def _finished(row: tuple[Any, ...]) -> FinishedMatch:
+    """A ``finished_matches`` row read as ``id, <_MATCH_COLUMNS>``."""
+    return FinishedMatch(*row[1:], id=row[0])
+
+
+def _pair(player_a: str, player_b: str) -> tuple[str, str]:
+    first, second = sorted((player_a, player_b))
+    return first, second
+
+
+class PostgresStore:
+    """``Store`` on the PostgreSQL database at ``url`` (``postgresql://user@host/db``);
+    the schema is brought up to date on opening."""
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._conn = self._connect()
+        try:
+            upgrade(self._conn)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        return psycopg.connect(self._url, autocommit=True)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Cursor[Any]]:
+        if self._conn.broken:
+            self._conn = self._connect()
+        with self._conn.transaction(), self._conn.cursor() as cursor:
+            yield cursor
+
+    @staticmethod
+    def _user_id(cursor: psycopg.Cursor[Any], name: str, lock: bool = False) -> int:
+        cursor.execute(
+            "SELECT id FROM users WHERE name = %s" + (" FOR UPDATE" if lock else ""), (name,))
+        row = cursor.fetchone()
+        if row is None:
+            raise UnknownUser(name)
+        return int(row[0])
+
+    # users
+
+    def create_user(self, name: str, password_hash: str, created: int) -> UserRecord:
+        try:
+            with self._transaction() as cursor:
+                cursor.execute(
+                    "INSERT INTO users (name, password_hash, created) VALUES (%s, %s, %s)",
+                    (name, password_hash, created),
+                )
+        except errors.UniqueViolation as error:
+            raise NameTaken(name) from error
+        return UserRecord(name=name, password_hash=password_hash, created=created)
+
+    def get_user(self, name: str) -> UserRecord | None:
+        with self._transaction() as cursor:
+            cursor.execute(f"SELECT {_USER_COLUMNS} FROM users WHERE name = %s", (name,))
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            cursor.execute(
+                "SELECT name, value FROM settings WHERE user_id = %s ORDER BY name", (row[0],))
+            settings = dict(cursor.fetchall())
+        return UserRecord(
+            name=row[1],
+            password_hash=row[2],
+            created=row[3],
+            last_login=row[4],
+            last_host=row[5],
+            last_logout=row[6],
+            rating=row[7],
+            experience=row[8],
+            address=row[9],
+            settings=settings,
+        )
+
+    def name_taken(self, name: str) -> bool:
+        with self._transaction() as cursor:
+            cursor.execute("SELECT 1 FROM users WHERE lower(name) = lower(%s)", (name,))
+            return cursor.fetchone() is not None
+
+    def _update_user(self, name: str, assignments: str, values: tuple[object, ...]) -> None:
+        """Run ``UPDATE users SET <assignments>`` for one user; ``assignments`` is
+        always a literal from this module, never user input."""
+        with self._transaction() as cursor:
+            cursor.execute(f"UPDATE users SET {assignments} WHERE name = %s", (*values, name))
+            if cursor.rowcount == 0:
+                raise UnknownUser(name)
+
+    def set_password_hash(self, name: str, password_hash: str) -> None:
+        self._update_user(name, "password_hash = %s", (password_hash,))
+
+    def record_login(self, name: str, when: int, host: str) -> None:
+        self._update_user(name, "last_login = %s, last_host = %s", (when, host))
+
+    def record_logout(self, name: str, when: int) -> None:
+        self._update_user(name, "last_logout = %s", (when,))
+
+    def set_address(self, name: str, address: str) -> None:
+        self._update_user(name, "address = %s", (address,))
+
+    def set_rating(self, name: str, rating: float, experience: int) -> None:
+        self._update_user(name, "rating = %s, experience = %s", (rating, experience))
+
+    def save_settings(self, name: str, settings: Mapping[str, str]) -> None:
+        with self._transaction() as cursor:
+            user_id = self._user_id(cursor, name)
+            cursor.executemany(
+                "INSERT INTO settings (user_id, name, value) VALUES (%s, %s, %s)"
+                " ON CONFLICT (user_id, name) DO UPDATE SET value = excluded.value",
+                [(user_id, key, value) for key, value in settings.items()],
+            )
+
+    def ratings(self) -> list[tuple[str, float, int]]:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "SELECT name, rating, experience FROM users"
+                " ORDER BY rating DESC, experience DESC, lower(name), name")
+            return [(name, rating, experience) for name, rating, experience in cursor]
+
+    # stored messages
+
+    def store_message(self, message: StoredMessage, limit: int | None = None) -> bool:
+        with self._transaction() as cursor:
+            # the lock on the recipient's row makes the count and the write one step
+            recipient_id = self._user_id(cursor, message.recipient, lock=limit is not None)
+            if limit is not None:
+                cursor.execute(
+                    "SELECT count(*) FROM messages WHERE recipient_id = %s", (recipient_id,))
+                if cursor.fetchone()[0] >= limit:  # type: ignore[index]
+                    return False
+            cursor.execute(
+                "INSERT INTO messages (recipient_id, sender, sent, text)"
+                " VALUES (%s, %s, %s, %s)",
+                (recipient_id, message.sender, message.sent, message.text),
+            )
+        return True
+
+    def take_messages(self, recipient: str) -> list[StoredMessage]:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM messages WHERE recipient_id ="
+                " (SELECT id FROM users WHERE name = %s)"
+                " RETURNING sent, id, sender, text",
+                (recipient,),
+            )
+            rows = sorted(cursor.fetchall())
+        return [StoredMessage(sender, recipient, sent, text) for sent, _, sender, text in rows]
+
+    def count_messages(self, recipient: str) -> int:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM messages AS m JOIN users AS u ON u.id = m.recipient_id"
+                " WHERE u.name = %s", (recipient,))
+            return int(cursor.fetchone()[0])  # type: ignore[index]
+
+    # matches
+
+    def save_match(self, saved: SavedMatch) -> None:
+        player_a, player_b = _pair(saved.player_a, saved.player_b)
+        with self._transaction() as cursor:
+            for player in (player_a, player_b):
+                self._user_id(cursor, player)
+            cursor.execute(
+                "INSERT INTO saved_matches (player_a, player_b, saved, record)"
+                " VALUES (%s, %s, %s, %s) ON CONFLICT (player_a, player_b)"
+                " DO UPDATE SET saved = excluded.saved, record = excluded.record",
+                (player_a, player_b, saved.saved, saved.record),
+            )
+
+    def load_match(self, player_a: str, player_b: str) -> SavedMatch | None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "SELECT player_a, player_b, saved, record FROM saved_matches"
+                " WHERE player_a = %s AND player_b = %s", _pair(player_a, player_b))
+            row = cursor.fetchone()
+        return None if row is None else SavedMatch(*row)
+
+    def delete_saved_match(self, player_a: str, player_b: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM saved_matches WHERE player_a = %s AND player_b = %s",
+                _pair(player_a, player_b))
+
+    def saved_matches(self, name: str) -> list[SavedMatch]:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "SELECT player_a, player_b, saved, record FROM saved_matches"
+                " WHERE player_a = %s OR player_b = %s", (name, name))
+            matches = [SavedMatch(*row) for row in cursor]
+        return sorted(matches, key=lambda m: m.player_b if m.player_a == name else m.player_a)
+
+    def record_finished_match(
+        self,
+        match: FinishedMatch,
+        new_ratings: Mapping[str, tuple[float, int]] | None = None,
+    ) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                f"INSERT INTO finished_matches ({_MATCH_COLUMNS})"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    match.winner,
+                    match.loser,
+                    match.length,
+                    match.winner_points,
+                    match.loser_points,
+                    match.finished,
+                    match.record,
+                    match.winner_rating_change,
+                    match.loser_rating_change,
+                ),
+            )
+            cursor.execute(
+                "DELETE FROM saved_matches WHERE player_a = %s AND player_b = %s",
+                _pair(match.winner, match.loser))
+            for name, (rating, experience) in (new_ratings or {}).items():
+                cursor.execute(
+                    "UPDATE users SET rating = %s, experience = %s WHERE name = %s",
+                    (rating, experience, name))
+                if cursor.rowcount == 0:
+                    raise UnknownUser(name)
+
+    def finished_matches(self, name: str) -> list[FinishedMatch]:
+        with self._transaction() as cursor:
+            cursor.execute(
+                f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
+                " WHERE winner = %s OR loser = %s ORDER BY finished, id", (name, name))
+            return [_finished(row) for row in cursor]
+
+    def recent_finished_matches(
+        self, name: str, limit: int, offset: int = 0
+    ) -> list[FinishedMatch]:
+        # each half walks its own (player, finished) index backwards
+        with self._transaction() as cursor:
+            cursor.execute(
+                f"SELECT id, {_MATCH_COLUMNS} FROM ("
+                " (SELECT * FROM finished_matches WHERE winner = %(name)s"
+                "  ORDER BY finished DESC, id DESC LIMIT %(both)s)"
+                " UNION ALL"
+                " (SELECT * FROM finished_matches WHERE loser = %(name)s AND winner != %(name)s"
+                "  ORDER BY finished DESC, id DESC LIMIT %(both)s)) AS mine"
+                " ORDER BY finished DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s",
+                {"name": name, "both": limit + offset, "limit": limit, "offset": offset})
+            return [_finished(row) for row in cursor]
+
+    def finished_match(self, match_id: int) -> FinishedMatch | None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches WHERE id = %s", (match_id,))
+            row = cursor.fetchone()
+        return None if row is None else _finished(row)
+
+    # administration
+
+    def rename_user(self, name: str, new_name: str) -> None:
+        try:
+            with self._transaction() as cursor:
+                self._user_id(cursor, name, lock=True)
+                cursor.execute(
+                    "SELECT 1 FROM users WHERE lower(name) = lower(%s) AND name != %s",
+                    (new_name, name))
+                if cursor.fetchone() is not None:
+                    raise NameTaken(new_name)
+                # Saved matches refer to the name: checked at COMMIT, after both changed.
+                cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+                cursor.execute("UPDATE users SET name = %s WHERE name = %s", (new_name, name))
+                cursor.execute(
+                    "DELETE FROM saved_matches WHERE player_a = %s OR player_b = %s"
+                    " RETURNING player_a, player_b, saved, record", (name, name))
+                for player_a, player_b, when, record in cursor.fetchall():
+                    first, second = _pair(*(new_name if p == name else p
+                                            for p in (player_a, player_b)))
+                    cursor.execute(
+                        "INSERT INTO saved_matches (player_a, player_b, saved, record)"
+                        " VALUES (%s, %s, %s, %s)", (first, second, when, record))
+                for column in ("winner", "loser"):
+                    cursor.execute(
+                        f"UPDATE finished_matches SET {column} = %s WHERE {column} = %s",
+                        (new_name, name))
+                cursor.execute(
+                    "UPDATE messages SET sender = %s WHERE sender = %s", (new_name, name))
+        except errors.UniqueViolation as error:  # an account of that name came meanwhile
+            raise NameTaken(new_name) from error
+
+    def delete_user(self, name: str) -> None:
+        with self._transaction() as cursor:
+            self._user_id(cursor, name)
+            cursor.execute("DELETE FROM users WHERE name = %s", (name,))
+
+    def add_ban(self, ban: Ban) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                f"INSERT INTO bans ({_BAN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (kind, lower(value)) DO UPDATE SET value = excluded.value,"
+                " created = excluded.created, until = excluded.until,"
+                " admin = excluded.admin, reason = excluded.reason",
+                (ban.kind, ban.value, ban.created, ban.until, ban.admin, ban.reason))
+
+    def remove_ban(self, kind: str, value: str) -> bool:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM bans WHERE kind = %s AND lower(value) = lower(%s)", (kind, value))
+            return cursor.rowcount > 0
+
+    def bans(self, now: int) -> list[Ban]:
+        with self._transaction() as cursor:
+            cursor.execute(
+                f"SELECT {_BAN_COLUMNS} FROM bans WHERE until IS NULL OR until > %s"
+                " ORDER BY kind DESC, lower(value), value", (now,))
+            return [Ban(*row) for row in cursor]
+
+    def ban_for(self, name: str, address: str, now: int) -> Ban | None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                f"SELECT {_BAN_COLUMNS} FROM bans"
+                " WHERE ((kind = 'name' AND lower(value) = lower(%s))"
+                " OR (kind = 'address' AND lower(value) = lower(%s)))"
+                " AND (until IS NULL OR until > %s) ORDER BY kind DESC LIMIT 1",
+                (name, address, now))
+            row = cursor.fetchone()
+        return None if row is None else Ban(*row)
+
+    def log_admin(self, action: AdminAction) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO admin_log (at, admin, action, target, detail)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                (action.at, action.admin, action.action, action.target, action.detail))
+
+    def admin_log(self, limit: int) -> list[AdminAction]:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "SELECT at, admin, action, target, detail FROM admin_log"
+                " ORDER BY id DESC LIMIT %s", (limit,))
+            rows = cursor.fetchall()
+        return [AdminAction(*row) for row in reversed(rows)]
+
+    def close(self) -> None:
+        self._conn.close()
