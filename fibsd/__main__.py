@@ -1,5 +1,6 @@
 """Start the server: ``fibsd [--config FILE] [--data-dir DIR] [--port N] ...``; or run
-one of its operator commands: ``fibsd backup FILE``, ``fibsd admin ...``.
+one of its operator commands: ``fibsd backup FILE``, ``fibsd admin ...``,
+``fibsd migrate --from FILE --to URL``.
 
 The server options serve ``twistd -n fibsd`` too (through the plugin in
 ``fibsd/twistd_plugins/``), which calls ``makeService``; twistd then logs with its own
@@ -11,6 +12,7 @@ stragglers are cut off after a grace period.
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import sys
@@ -26,10 +28,11 @@ from twisted.python.failure import Failure
 from fibsd.admin_cli import AdminOptions, run_admin
 from fibsd.config import ConfigError, Settings, load_settings
 from fibsd.store.migrations import SchemaTooNew
+from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, shown
 
-# What opening an unusable database file raises (a directory that cannot be created,
-# a file that is not SQLite, one written by a newer fibsd).
-DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew)
+# What opening an unusable database raises (a directory that cannot be created, a file
+# that is not SQLite, one written by a newer fibsd, a PostgreSQL server that refuses).
+DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew, DatabaseUnavailable)
 
 
 def fibsd_version() -> str:
@@ -52,23 +55,41 @@ def _import_make_service() -> Callable[..., Any]:
 class BackupOptions(usage.Options):
     synopsis = "FILE"
     longdesc = ("Copy the database to FILE (created mode 0600) through SQLite's backup "
-                "API; safe while the server runs.")
+                "API; safe while the server runs. A PostgreSQL database is dumped with "
+                "pg_dump (custom format: restore with pg_restore).")
 
     def parseArgs(self, target: str) -> None:
         self["target"] = target
 
 
+class MigrateOptions(usage.Options):
+    synopsis = "--from FILE --to postgresql://user@host/db"
+    longdesc = ("Copy a site's SQLite database into a new, empty PostgreSQL database, "
+                "verified (the rows of every table and a checksum of the ratings). "
+                "Stop the server first.")
+    optParameters = [
+        ["from", None, None, "the SQLite database file"],
+        ["to", None, None, "the PostgreSQL database's URL"],
+    ]
+
+    def postOptions(self) -> None:
+        if not self["from"] or not self["to"]:
+            raise usage.UsageError("migrate needs --from FILE and --to URL")
+        if not is_postgres_url(self["to"]):
+            raise usage.UsageError("--to must be a postgresql:// URL")
+
+
 class Options(usage.Options):
     synopsis = ("[--config FILE] [--data-dir DIR] [--port N] [--database FILE] "
                 "[--interface ADDRESS] [--log-file FILE] [--log-format text|json] "
-                "[--log-level LEVEL] [backup FILE | admin ...]")
+                "[--log-level LEVEL] [backup FILE | admin ... | migrate ...]")
     longdesc = ("A FIBS-compatible backgammon server. Settings: the shipped defaults, "
                 "then --config (a TOML file with the keys it changes), then these options.")
     optParameters = [
         ["config", "c", None, "TOML configuration file"],
         ["data-dir", None, None, "directory of the database (default ~/.local/share/fibsd)"],
         ["port", "p", None, "TCP port to listen on (default 4321)", int],
-        ["database", "d", None, "SQLite database file"],
+        ["database", "d", None, "SQLite database file, or a postgresql:// URL"],
         ["interface", "i", None, "address to listen on (default 0.0.0.0)"],
         ["log-file", None, None, "append the log to FILE (default: standard output)"],
         ["log-format", None, "text", "text (for people) or json (one JSON object a line)"],
@@ -78,6 +99,7 @@ class Options(usage.Options):
     subCommands = [
         ["backup", None, BackupOptions, "copy the database, online"],
         ["admin", None, AdminOptions, "accounts, bans and the admin log, in the database"],
+        ["migrate", None, MigrateOptions, "copy a SQLite site into PostgreSQL, verified"],
     ]
 
     def opt_version(self) -> None:
@@ -132,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         return _backup(settings, Path(options.subOptions["target"]))
     if options.subCommand == "admin":
         return run_admin(settings, options.subOptions)
+    if options.subCommand == "migrate":
+        return _migrate(Path(options.subOptions["from"]), options.subOptions["to"])
     try:
         log_stream = _log_stream(options["log-file"])
     except OSError as error:
@@ -179,6 +203,8 @@ def _log_stream(path: str | None) -> IO[str]:
 def _backup(settings: Settings, target: Path) -> int:
     from fibsd.store.backup import BackupError, backup
 
+    if is_postgres_url(settings.database):
+        return _pg_dump(str(settings.database), target)
     try:
         pages = backup(settings.database, target)
     except BackupError as error:
@@ -188,8 +214,53 @@ def _backup(settings: Settings, target: Path) -> int:
     return 0
 
 
+def _pg_dump(url: str, target: Path) -> int:
+    """A PostgreSQL database is backed up by PostgreSQL's own tool, while it runs."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pg_dump") is None:
+        print("fibsd: the database is PostgreSQL: back it up with pg_dump "
+              f"(pg_dump --format=custom --file={target} '{shown(url)}'), which is not "
+              "installed here (Debian: apt-get install postgresql-client)", file=sys.stderr)
+        return 1
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as error:
+        print(f"fibsd: backup failed: cannot create {target}: {error.strerror}",
+              file=sys.stderr)
+        return 1
+    done = subprocess.run(["pg_dump", "--format=custom", f"--file={target}", url],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        target.unlink(missing_ok=True)
+        print(f"fibsd: backup failed: pg_dump: {done.stderr.strip()}", file=sys.stderr)
+        return 1
+    print(f"fibsd: backed up {shown(url)} to {target} with pg_dump "
+          "(restore into an empty database with pg_restore)")
+    return 0
+
+
+def _migrate(source: Path, target: str) -> int:
+    try:
+        from fibsd.store.site_copy import CopyError, copy_site
+    except ImportError:
+        print("fibsd: PostgreSQL needs psycopg: pip install 'fibsd[postgres]'", file=sys.stderr)
+        return 1
+    try:
+        copied = copy_site(source, target)
+    except (CopyError, *DATABASE_ERRORS) as error:
+        print(f"fibsd: migrate failed, nothing copied: {error}", file=sys.stderr)
+        return 1
+    for table, rows in copied.rows.items():
+        print(f"{table}: {rows} rows")
+    print(f"ratings checksum {copied.ratings_checksum}: equal")
+    print(f"fibsd: copied {source} to {shown(target)}, verified")
+    return 0
+
+
 def _cannot_open(settings: Settings, error: Exception) -> str:
-    return f"fibsd: cannot open the database {settings.database}: {error}"
+    return f"fibsd: cannot open the database {shown(settings.database)}: {error}"
 
 
 def _stop_signals_once() -> None:

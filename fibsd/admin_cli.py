@@ -2,8 +2,8 @@
 
 For an operator locked out of his own server, or a script: the same operations as the
 server's ``admin`` command that touch only the database, run directly on it (the
-server may be running: SQLite's locking keeps both consistent; a ban takes effect at
-the next login, so an online user stays online until kicked).  Alerts, kicks, MOTD
+server may be running: SQLite's locking, or PostgreSQL's, keeps both consistent; a ban
+takes effect at the next login, so an online user stays online until kicked).  Alerts, kicks, MOTD
 reloads and shutdowns need the running server: ``admin`` in a session, or SIGTERM.
 Every action is written to the admin log as done by ``console``.
 """
@@ -14,6 +14,7 @@ import getpass
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 from twisted.logger import Logger
@@ -30,7 +31,7 @@ from fibsd.administration import (
 )
 from fibsd.config import Settings
 from fibsd.store import AdminAction, Ban, NameTaken, Store, UnknownUser
-from fibsd.store.sqlite import SQLiteStore
+from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, open_store
 from fibsd.wire.input import password_problem
 
 _log = Logger()
@@ -63,10 +64,14 @@ def run_admin(settings: Settings, options: AdminOptions, stdin: TextIO | None = 
     if found is None:
         print(f"fibsd admin: unknown operation '{operation}'\n{options}", file=sys.stderr)
         return 2
-    if not settings.database.is_file():
+    if not is_postgres_url(settings.database) and not Path(settings.database).is_file():
         print(f"fibsd admin: no database at {settings.database}", file=sys.stderr)
         return 1
-    store = SQLiteStore(settings.database)
+    try:
+        store = open_store(settings.database)
+    except DatabaseUnavailable as error:
+        print(f"fibsd admin: cannot open the database: {error}", file=sys.stderr)
+        return 1
     try:
         print(found(store, settings, words, stdin), file=out)
         return 0

@@ -26,7 +26,7 @@ from fibsd.server.dbthread import DatabaseThread
 from fibsd.server.lobby import Lobby
 from fibsd.server.protocol import FibsFactory
 from fibsd.server.session import PasswordHasher, Services
-from fibsd.store.sqlite import SQLiteStore
+from fibsd.store.opening import open_store, shown
 from fibsd.wire import clip
 
 log = Logger()
@@ -88,7 +88,7 @@ class FibsService(MultiService):
             reactor = global_reactor
         self.reactor = reactor
         self.settings = settings
-        self.db = DatabaseThread(SQLiteStore(settings.database), reactor)
+        self.db = DatabaseThread(open_store(settings.database), reactor)
         self.db.setServiceParent(self)
         self.shared = build_services(settings, self.db, Argon2Passwords(settings.passwords),
                                        reactor)
@@ -114,7 +114,7 @@ class FibsService(MultiService):
         log.info("fibsd listening on {interface} port {port}, database {database}",
                  interface=getattr(address, "host", self.settings.interface),
                  port=getattr(address, "port", self.settings.port),
-                 database=str(self.settings.database))
+                 database=shown(self.settings.database))
         self.collector.start()
         self.listening.callback(port)
 

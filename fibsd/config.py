@@ -11,6 +11,8 @@ Rules:
   ``fibsd.defaults`` directory, a config file's to that file's directory, and a
   command-line override's to the current directory.  ``Settings`` always holds
   absolute paths.
+* ``database`` may instead be a PostgreSQL URL (``postgresql://user@host/db``); it is
+  kept as the string given (``fibsd.store.opening``).
 * An unknown key, a value of the wrong type or out of range raises
   ``ConfigError(key, problem)``; nothing is silently ignored or clamped.
 """
@@ -25,6 +27,8 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, get_type_hints
+
+from fibsd.store.opening import is_postgres_url
 
 # Paths that, when relative, are relative to ``data_dir`` rather than to their file.
 DATA_PATHS = frozenset({"database"})
@@ -158,7 +162,7 @@ class Settings:
     interface: str = "0.0.0.0"
     port: int = checked(4321, between(0, 65535))
     data_dir: Path = Path("~/.local/share/fibsd")
-    database: Path = Path("fibsd.sqlite")
+    database: Path | str = Path("fibsd.sqlite")  # a str only as a PostgreSQL URL
     idle_timeout: int = checked(3600, between(0))
     motd: Path = Path("motd.txt")
     help_dir: Path = Path("help")
@@ -190,7 +194,7 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:
             table = table.setdefault(section, {})
         table[key] = value
     settings = _merge(settings, nested, Path.cwd(), "")
-    if not settings.database.is_absolute():
+    if isinstance(settings.database, Path) and not settings.database.is_absolute():
         settings = replace(settings, database=_absolute(settings.data_dir, settings.database))
     return settings
 
@@ -239,6 +243,11 @@ def _merge(current: Any, table: Mapping[str, Any], base: Path, prefix: str,
                 raise ConfigError(name, f"must be a table ([{name}]), not {raw!r}")
             changes[key] = _merge(existing, raw, base, name + ".", data_paths)
             continue
+        if name == "database" and is_postgres_url(raw):
+            changes[key] = raw
+            continue
+        if wanted == Path | str:
+            wanted = Path
         value = _convert(name, wanted, raw, base)
         if data_paths and name in DATA_PATHS and not Path(str(raw)).expanduser().is_absolute():
             value = Path(str(raw))
