@@ -28,6 +28,8 @@ from fibsd.store.migrations import SchemaTooNew
 Cursor = Any  # a psycopg cursor; psycopg is imported only where PostgreSQL is used
 Migration = Callable[[Cursor], None]
 
+_MIGRATION_LOCK = 0x66696273  # "fibs": the advisory lock key of schema upgrades
+
 
 def migrate_1(cursor: Cursor) -> None:
     """Accounts, their settings and lists, stored messages, saved and finished matches."""
@@ -129,17 +131,18 @@ def schema_version(cursor: Cursor) -> int:
 def upgrade(conn: Any, migrations: Sequence[Migration] = MIGRATIONS) -> int:
     """Apply the migrations the database lacks, each in its own transaction.
 
-    ``conn`` is an autocommit psycopg connection.  Each transaction first takes an
-    exclusive lock on ``schema_version``, so two servers starting on one database at
-    once apply each migration once: the second waits, then sees it done.
+    ``conn`` is an autocommit psycopg connection.  Each transaction first takes the
+    database's migration lock (an advisory lock, held to its end), so servers starting
+    on one database at once apply each migration once: the others wait, then see it
+    done.
     """
     while True:
         with conn.transaction(), conn.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
             cursor.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version ("
                 "version INTEGER PRIMARY KEY, applied BIGINT NOT NULL)"
             )
-            cursor.execute("LOCK TABLE schema_version IN EXCLUSIVE MODE")
             version = schema_version(cursor)
             if version > len(migrations):
                 raise SchemaTooNew(version, len(migrations))
