@@ -1,8 +1,8 @@
 """The PostgreSQL schema, as numbered migrations that mirror ``fibsd.store.migrations``.
 
-Migration N here makes the same tables, columns and constraints as SQLite's migration
-N, in PostgreSQL's terms, so ``fibsd migrate`` can copy a site table by table and the
-two stores keep one contract.  The same rules hold: a shipped migration is never
+Migration ``migrate_N`` here makes the same tables, columns and constraints as SQLite's
+``migrate_N``, in PostgreSQL's terms, and ``MIGRATIONS`` takes SQLite's order, so
+``fibsd migrate`` can copy a site table by table and the two stores keep one contract.  The same rules hold: a shipped migration is never
 edited, and each runs in the transaction that records it in ``schema_version``.
 
 Where SQLite and PostgreSQL differ:
@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from fibsd.store import migrations as sqlite_migrations
 from fibsd.store.migrations import SchemaTooNew
 
 Cursor = Any  # a psycopg cursor; psycopg is imported only where PostgreSQL is used
@@ -116,7 +117,18 @@ def migrate_4(cursor: Cursor) -> None:
         cursor.execute(statement)
 
 
-MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_4)
+def _mirror(sqlite_order: Sequence[Callable[..., None]]) -> tuple[Migration, ...]:
+    """This module's migrations in SQLite's order, matched by name, so a database is at
+    the same version number on either backend; a SQLite migration without its
+    PostgreSQL twin here fails at import, not at some site's upgrade."""
+    mine = {name: value for name, value in globals().items() if name.startswith("migrate_")}
+    missing = [m.__name__ for m in sqlite_order if m.__name__ not in mine]
+    if missing:
+        raise ImportError(f"no PostgreSQL version of {', '.join(missing)}")
+    return tuple(mine[m.__name__] for m in sqlite_order)
+
+
+MIGRATIONS: tuple[Migration, ...] = _mirror(sqlite_migrations.MIGRATIONS)
 
 
 def schema_version(cursor: Cursor) -> int:

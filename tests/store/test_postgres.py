@@ -50,6 +50,16 @@ def test_the_migrations_mirror_sqlites_table_for_table(postgres_url: str,
     assert versions == [(n,) for n in range(1, len(postgres_migrations.MIGRATIONS) + 1)]
 
 
+def test_the_order_is_sqlites_and_every_sqlite_migration_needs_a_twin() -> None:
+    assert [m.__name__ for m in postgres_migrations.MIGRATIONS] == [
+        m.__name__ for m in sqlite_migrations.MIGRATIONS]
+
+    def migrate_99(conn: sqlite3.Connection) -> None: ...
+
+    with pytest.raises(ImportError, match="no PostgreSQL version of migrate_99"):
+        postgres_migrations._mirror((*sqlite_migrations.MIGRATIONS, migrate_99))
+
+
 def test_opening_again_applies_nothing_twice(postgres_url: str) -> None:
     PostgresStore(postgres_url).close()
     store = PostgresStore(postgres_url)
