@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import errors
@@ -35,6 +35,9 @@ from fibsd.store import (
 )
 from fibsd.store.postgres_migrations import upgrade
 
+if TYPE_CHECKING:
+    from fibsd.store import Departure
+
 _USER_COLUMNS = (
     "id, name, password_hash, created, last_login, last_host, last_logout,"
     " rating, experience, address"
@@ -44,6 +47,7 @@ _MATCH_COLUMNS = (
     " winner_rating_change, loser_rating_change"
 )
 _BAN_COLUMNS = "kind, value, created, until, admin, reason"
+_DEPARTURE_COLUMNS = "player_a, player_b, dropper, left_at, offered, counts_now"
 
 
 def _finished(row: tuple[Any, ...]) -> FinishedMatch:
@@ -245,30 +249,36 @@ class PostgresStore:
         new_ratings: Mapping[str, tuple[float, int]] | None = None,
     ) -> None:
         with self._transaction() as cursor:
+            self._finish(cursor, match, new_ratings)
+
+    @staticmethod
+    def _finish(cursor: psycopg.Cursor[Any], match: FinishedMatch,
+                new_ratings: Mapping[str, tuple[float, int]] | None) -> None:
+        """``record_finished_match``'s writes, inside the caller's transaction."""
+        cursor.execute(
+            f"INSERT INTO finished_matches ({_MATCH_COLUMNS})"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (
+                match.winner,
+                match.loser,
+                match.length,
+                match.winner_points,
+                match.loser_points,
+                match.finished,
+                match.record,
+                match.winner_rating_change,
+                match.loser_rating_change,
+            ),
+        )
+        cursor.execute(
+            "DELETE FROM saved_matches WHERE player_a = %s AND player_b = %s",
+            _pair(match.winner, match.loser))
+        for name, (rating, experience) in (new_ratings or {}).items():
             cursor.execute(
-                f"INSERT INTO finished_matches ({_MATCH_COLUMNS})"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    match.winner,
-                    match.loser,
-                    match.length,
-                    match.winner_points,
-                    match.loser_points,
-                    match.finished,
-                    match.record,
-                    match.winner_rating_change,
-                    match.loser_rating_change,
-                ),
-            )
-            cursor.execute(
-                "DELETE FROM saved_matches WHERE player_a = %s AND player_b = %s",
-                _pair(match.winner, match.loser))
-            for name, (rating, experience) in (new_ratings or {}).items():
-                cursor.execute(
-                    "UPDATE users SET rating = %s, experience = %s WHERE name = %s",
-                    (rating, experience, name))
-                if cursor.rowcount == 0:
-                    raise UnknownUser(name)
+                "UPDATE users SET rating = %s, experience = %s WHERE name = %s",
+                (rating, experience, name))
+            if cursor.rowcount == 0:
+                raise UnknownUser(name)
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         with self._transaction() as cursor:
@@ -384,6 +394,82 @@ class PostgresStore:
                 " ORDER BY id DESC LIMIT %s", (limit,))
             rows = cursor.fetchall()
         return [AdminAction(*row) for row in reversed(rows)]
+
+    # fair play (protocol/fair-dice.md)
+
+    def record_departure(self, departure: Departure) -> None:
+        player_a, player_b = _pair(departure.player_a, departure.player_b)
+        with self._transaction() as cursor:
+            for player in (player_a, player_b):
+                self._user_id(cursor, player)
+            cursor.execute(
+                f"INSERT INTO departures ({_DEPARTURE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (player_a, player_b) DO UPDATE SET dropper = excluded.dropper,"
+                " left_at = excluded.left_at, offered = excluded.offered,"
+                " counts_now = excluded.counts_now",
+                (player_a, player_b, departure.dropper, departure.left,
+                 departure.offered, departure.counts_now))
+
+    def offer_resume(self, name: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "UPDATE departures SET offered = true"
+                " WHERE (player_a = %s OR player_b = %s) AND dropper != %s", (name, name, name))
+
+    def clear_departure(self, player_a: str, player_b: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM departures WHERE player_a = %s AND player_b = %s",
+                _pair(player_a, player_b))
+
+    def due_departures(self, left_before: int) -> list[Departure]:
+        from fibsd.store import Departure  # with the fair-play store methods
+
+        with self._transaction() as cursor:
+            cursor.execute(
+                f"SELECT {_DEPARTURE_COLUMNS} FROM departures"
+                " WHERE counts_now OR left_at < %s ORDER BY left_at, player_a, player_b",
+                (left_before,))
+            return [Departure(*row) for row in cursor]
+
+    def count_abandonment(
+        self,
+        departure: Departure,
+        adjudicated: FinishedMatch | None = None,
+        new_ratings: Mapping[str, tuple[float, int]] | None = None,
+        notices: Mapping[str, str] | None = None,
+    ) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM departures WHERE player_a = %s AND player_b = %s",
+                _pair(departure.player_a, departure.player_b))
+            self._user_id(cursor, departure.dropper)
+            extra = ", adjudicated = adjudicated + 1" if adjudicated is not None else ""
+            cursor.execute(f"UPDATE users SET abandoned = abandoned + 1{extra} WHERE name = %s",
+                           (departure.dropper,))
+            if adjudicated is not None:
+                self._finish(cursor, adjudicated, new_ratings)
+            for name, text in (notices or {}).items():
+                cursor.execute("INSERT INTO notices (recipient_id, text) VALUES (%s, %s)",
+                               (self._user_id(cursor, name), text))
+
+    def take_notices(self, name: str) -> list[str]:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM notices WHERE recipient_id = (SELECT id FROM users WHERE name = %s)"
+                " RETURNING id, text", (name,))
+            return [text for _, text in sorted(cursor.fetchall())]
+
+    def reliability(self, name: str) -> tuple[int, int, int]:
+        with self._transaction() as cursor:
+            cursor.execute("SELECT abandoned, adjudicated FROM users WHERE name = %s", (name,))
+            row = cursor.fetchone()
+            if row is None:
+                return (0, 0, 0)
+            cursor.execute(
+                "SELECT count(*) FROM finished_matches WHERE winner = %s OR loser = %s",
+                (name, name))
+            return (int(row[0]), int(row[1]), int(cursor.fetchone()[0]))  # type: ignore[index]
 
     def close(self) -> None:
         self._conn.close()
