@@ -27,12 +27,14 @@ from twisted.python.failure import Failure
 
 from fibsd.admin_cli import AdminOptions, run_admin
 from fibsd.config import ConfigError, Settings, load_settings
+from fibsd.store import WriteFailed
 from fibsd.store.migrations import SchemaTooNew
 from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, shown
 
 # What opening an unusable database raises (a directory that cannot be created, a file
-# that is not SQLite, one written by a newer fibsd, a PostgreSQL server that refuses).
-DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew, DatabaseUnavailable)
+# that is not SQLite, one written by a newer fibsd, one that cannot be written, a
+# PostgreSQL server that refuses).
+DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew, WriteFailed, DatabaseUnavailable)
 
 
 def fibsd_version() -> str:

@@ -11,7 +11,10 @@ stored-message cap locks the recipient's account row (``FOR UPDATE``) before cou
 so senders at once (other servers on the same database) cannot pass the cap.
 
 A connection the server lost (PostgreSQL restarted) is opened again by the next call;
-the call that found it broken fails, as any database error does.
+the call that found it broken fails, as any database error does.  A write PostgreSQL
+refuses for want of resources or a connection (a full disk, a read-only server or
+transaction, a lost connection) is rolled back and raised as ``WriteFailed``; opening
+ends with one real write, so a server never starts on a database it cannot write.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from fibsd.store import (
     StoredMessage,
     UnknownUser,
     UserRecord,
+    WriteFailed,
 )
 from fibsd.store.postgres_migrations import upgrade
 
@@ -48,6 +52,10 @@ _MATCH_COLUMNS = (
 )
 _BAN_COLUMNS = "kind, value, created, until, admin, reason"
 _DEPARTURE_COLUMNS = "player_a, player_b, dropper, left_at, offered, counts_now"
+
+
+# what PostgreSQL raises when it cannot take a write, rather than refusing its content
+_REFUSED_WRITES = (psycopg.OperationalError, errors.ReadOnlySqlTransaction)
 
 
 def _finished(row: tuple[Any, ...]) -> FinishedMatch:
@@ -68,20 +76,35 @@ class PostgresStore:
         self._url = url
         self._conn = self._connect()
         try:
-            upgrade(self._conn)
+            try:
+                upgrade(self._conn)
+            except _REFUSED_WRITES as error:
+                raise WriteFailed(str(error).strip()) from error
+            self._check_writable()
         except BaseException:
             self._conn.close()
             raise
+
+    def _check_writable(self) -> None:
+        """One committed write, so that an unwritable database fails here."""
+        with self._transaction() as cursor:
+            cursor.execute("UPDATE schema_version SET applied = applied"
+                           " WHERE version = (SELECT max(version) FROM schema_version)")
 
     def _connect(self) -> psycopg.Connection[Any]:
         return psycopg.connect(self._url, autocommit=True)
 
     @contextmanager
-    def _transaction(self) -> Iterator[psycopg.Cursor[Any]]:
+    def _transaction(self, write: bool = True) -> Iterator[psycopg.Cursor[Any]]:
         if self._conn.broken:
             self._conn = self._connect()
-        with self._conn.transaction(), self._conn.cursor() as cursor:
-            yield cursor
+        try:
+            with self._conn.transaction(), self._conn.cursor() as cursor:
+                yield cursor
+        except _REFUSED_WRITES as error:
+            if not write:
+                raise
+            raise WriteFailed(str(error).strip()) from error
 
     @staticmethod
     def _user_id(cursor: psycopg.Cursor[Any], name: str, lock: bool = False) -> int:
@@ -106,7 +129,7 @@ class PostgresStore:
         return UserRecord(name=name, password_hash=password_hash, created=created)
 
     def get_user(self, name: str) -> UserRecord | None:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(f"SELECT {_USER_COLUMNS} FROM users WHERE name = %s", (name,))
             row = cursor.fetchone()
             if row is None:
@@ -128,7 +151,7 @@ class PostgresStore:
         )
 
     def name_taken(self, name: str) -> bool:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute("SELECT 1 FROM users WHERE lower(name) = lower(%s)", (name,))
             return cursor.fetchone() is not None
 
@@ -165,7 +188,7 @@ class PostgresStore:
             )
 
     def ratings(self) -> list[tuple[str, float, int]]:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 "SELECT name, rating, experience FROM users"
                 " ORDER BY rating DESC, experience DESC, lower(name), name")
@@ -201,7 +224,7 @@ class PostgresStore:
         return [StoredMessage(sender, recipient, sent, text) for sent, _, sender, text in rows]
 
     def count_messages(self, recipient: str) -> int:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 "SELECT count(*) FROM messages AS m JOIN users AS u ON u.id = m.recipient_id"
                 " WHERE u.name = %s", (recipient,))
@@ -222,7 +245,7 @@ class PostgresStore:
             )
 
     def load_match(self, player_a: str, player_b: str) -> SavedMatch | None:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 "SELECT player_a, player_b, saved, record FROM saved_matches"
                 " WHERE player_a = %s AND player_b = %s", _pair(player_a, player_b))
@@ -236,7 +259,7 @@ class PostgresStore:
                 _pair(player_a, player_b))
 
     def saved_matches(self, name: str) -> list[SavedMatch]:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 "SELECT player_a, player_b, saved, record FROM saved_matches"
                 " WHERE player_a = %s OR player_b = %s", (name, name))
@@ -281,7 +304,7 @@ class PostgresStore:
                 raise UnknownUser(name)
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
                 " WHERE winner = %s OR loser = %s ORDER BY finished, id", (name, name))
@@ -291,7 +314,7 @@ class PostgresStore:
         self, name: str, limit: int, offset: int = 0
     ) -> list[FinishedMatch]:
         # each half walks its own (player, finished) index backwards
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 f"SELECT id, {_MATCH_COLUMNS} FROM ("
                 " (SELECT * FROM finished_matches WHERE winner = %(name)s"
@@ -304,7 +327,7 @@ class PostgresStore:
             return [_finished(row) for row in cursor]
 
     def finished_match(self, match_id: int) -> FinishedMatch | None:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches WHERE id = %s", (match_id,))
             row = cursor.fetchone()
@@ -363,14 +386,14 @@ class PostgresStore:
             return cursor.rowcount > 0
 
     def bans(self, now: int) -> list[Ban]:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 f"SELECT {_BAN_COLUMNS} FROM bans WHERE until IS NULL OR until > %s"
                 " ORDER BY kind DESC, lower(value), value", (now,))
             return [Ban(*row) for row in cursor]
 
     def ban_for(self, name: str, address: str, now: int) -> Ban | None:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 f"SELECT {_BAN_COLUMNS} FROM bans"
                 " WHERE ((kind = 'name' AND lower(value) = lower(%s))"
@@ -388,7 +411,7 @@ class PostgresStore:
                 (action.at, action.admin, action.action, action.target, action.detail))
 
     def admin_log(self, limit: int) -> list[AdminAction]:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 "SELECT at, admin, action, target, detail FROM admin_log"
                 " ORDER BY id DESC LIMIT %s", (limit,))
@@ -425,7 +448,7 @@ class PostgresStore:
     def due_departures(self, left_before: int) -> list[Departure]:
         from fibsd.store import Departure  # with the fair-play store methods
 
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute(
                 f"SELECT {_DEPARTURE_COLUMNS} FROM departures"
                 " WHERE counts_now OR left_at < %s ORDER BY left_at, player_a, player_b",
@@ -461,7 +484,7 @@ class PostgresStore:
             return [text for _, text in sorted(cursor.fetchall())]
 
     def reliability(self, name: str) -> tuple[int, int, int]:
-        with self._transaction() as cursor:
+        with self._transaction(write=False) as cursor:
             cursor.execute("SELECT abandoned, adjudicated FROM users WHERE name = %s", (name,))
             row = cursor.fetchone()
             if row is None:

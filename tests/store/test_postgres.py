@@ -13,7 +13,7 @@ import pytest
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: "
                               "pip install 'fibsd[postgres]'")
 
-from fibsd.store import FinishedMatch, SavedMatch, StoredMessage  # noqa: E402
+from fibsd.store import FinishedMatch, SavedMatch, StoredMessage, WriteFailed  # noqa: E402
 from fibsd.store import migrations as sqlite_migrations  # noqa: E402
 from fibsd.store import postgres_migrations  # noqa: E402
 from fibsd.store.migrations import SchemaTooNew  # noqa: E402
@@ -161,3 +161,23 @@ def test_a_lost_connection_is_opened_again(postgres_url: str) -> None:
     user = store.get_user("alice")
     assert user is not None and user.name == "alice"
     store.close()
+
+
+def test_a_database_that_refuses_writes_raises_write_failed(postgres_url: str) -> None:
+    """Made read-only under a running store (as a failover to a standby would): writes
+    raise ``WriteFailed`` and write nothing, reads go on; opening it fails at once."""
+    store = PostgresStore(postgres_url)
+    store.create_user("alice", "h", 1)
+    with raw(postgres_url) as conn:
+        conn.execute("ALTER DATABASE " + conn.info.dbname
+                     + " SET default_transaction_read_only = on")
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                     " WHERE datname = current_database() AND pid != pg_backend_pid()")
+    with pytest.raises(WriteFailed):  # the connection was lost: nothing written
+        store.set_rating("alice", 1600.0, 1)
+    with pytest.raises(WriteFailed, match="read-only transaction"):  # reconnected, read-only
+        store.set_rating("alice", 1600.0, 1)
+    assert store.ratings() == [("alice", 1500.0, 0)]
+    store.close()
+    with pytest.raises(WriteFailed, match="read-only transaction"):
+        PostgresStore(postgres_url)
