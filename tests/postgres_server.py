@@ -4,8 +4,9 @@ directory, listening only on a Unix socket there, gone when the session ends.
 The binaries come from Debian's ``postgresql`` package (``/usr/lib/postgresql/N/bin``)
 or from ``PATH``; ``.ci/run`` installs the package, so CI never skips.  PostgreSQL
 refuses to run as root, so as root the server runs as the ``postgres`` account (or
-``nobody``) and owns its directory.  Durability is switched off (``fsync=off``): the
-data is thrown away, and the tests run faster for it.
+``nobody``) and owns its directory.  For the tests durability is switched off
+(``fsync=off``): the data is thrown away, and they run faster for it;
+``benchmarks/store.py`` starts one with PostgreSQL's defaults (``durable=True``).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class PostgresServer:
     databases: int = 0
 
     @classmethod
-    def start(cls) -> PostgresServer:
+    def start(cls, durable: bool = False) -> PostgresServer:
         binaries = _binaries()
         run_as = _run_as()
         # directly under /tmp: the socket path must be short, and the server's account
@@ -76,7 +77,8 @@ class PostgresServer:
             server._run("pg_ctl", "-D", str(directory / "data"), "-l",
                         str(directory / "server.log"), "-w", "-t", "60", "-o",
                         f"-c listen_addresses='' -c unix_socket_directories='{directory}'"
-                        " -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+                        + ("" if durable else " -c fsync=off -c synchronous_commit=off"
+                           " -c full_page_writes=off"),
                         "start")
         except NoPostgres:
             shutil.rmtree(directory, ignore_errors=True)
