@@ -39,33 +39,17 @@ from fibsd.store import (
 )
 from fibsd.store.postgres_migrations import upgrade
 
+# the same tables and columns as SQLite's, read into records the same way
+from fibsd.store.sqlite import _MATCH_COLUMNS, _USER_COLUMNS, SQLiteStore, _finished, _pair
+
 if TYPE_CHECKING:
     from fibsd.store import Departure
 
-_USER_COLUMNS = (
-    "id, name, password_hash, created, last_login, last_host, last_logout,"
-    " rating, experience, address"
-)
-_MATCH_COLUMNS = (
-    "winner, loser, length, winner_points, loser_points, finished, record,"
-    " winner_rating_change, loser_rating_change"
-)
-_BAN_COLUMNS = "kind, value, created, until, admin, reason"
+_BAN_COLUMNS = SQLiteStore._BAN_COLUMNS
 _DEPARTURE_COLUMNS = "player_a, player_b, dropper, left_at, offered, counts_now"
-
 
 # what PostgreSQL raises when it cannot take a write, rather than refusing its content
 _REFUSED_WRITES = (psycopg.OperationalError, errors.ReadOnlySqlTransaction)
-
-
-def _finished(row: tuple[Any, ...]) -> FinishedMatch:
-    """A ``finished_matches`` row read as ``id, <_MATCH_COLUMNS>``."""
-    return FinishedMatch(*row[1:], id=row[0])
-
-
-def _pair(player_a: str, player_b: str) -> tuple[str, str]:
-    first, second = sorted((player_a, player_b))
-    return first, second
 
 
 class PostgresStore:
