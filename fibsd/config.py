@@ -111,6 +111,21 @@ class PasswordCost:
 
 
 @dataclass(frozen=True)
+class FairPlay:
+    """Fair dice and answers to droppers and stallers (protocol/fair-dice.md).  Pure
+    FIBS behaviour: ``announce_seed = false``, ``reliability = false``,
+    ``abandon_days = 0``, ``adjudicate = false``, ``claim_after = 0``."""
+
+    announce_seed: bool = True
+    max_dice_text: int = checked(64, between(1, 200))
+    reliability: bool = True
+    abandon_days: int = checked(7, between(0, 3650))
+    abandon_check_interval: int = checked(3600, between(1))
+    adjudicate: bool = False
+    claim_after: int = checked(0, between(0))
+
+
+@dataclass(frozen=True)
 class Settings:
     interface: str = "0.0.0.0"
     port: int = checked(4321, between(0, 65535))
@@ -126,6 +141,7 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     new_accounts: AccountDefaults = field(default_factory=AccountDefaults)
     passwords: PasswordCost = field(default_factory=PasswordCost)
+    fair: FairPlay = field(default_factory=FairPlay)
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:

@@ -45,6 +45,7 @@ from fibsd.rules.events import (
     Rolled,
     WinKind,
 )
+from fibsd.rules.dice import SeededDice
 from fibsd.rules.game import Phase
 from fibsd.rules.match import Match
 from fibsd.rules.notation import format_fibs_moves, parse_fibs_pairs, to_mover_numbering
@@ -83,6 +84,19 @@ def live_match(lobby: Lobby, player: str) -> LiveMatch | None:
     return match if isinstance(match, LiveMatch) else None
 
 
+def _saved_dice(lobby: Lobby, record: Any, rules: Match) -> DiceSource:
+    """A saved match's dice: its own seed and counter; a record from before fair dice
+    goes on with a fresh seed whose counter starts after the rolls already made (those
+    are marked ``unseeded`` so a verifier skips them)."""
+    if record is not None:
+        return SeededDice.from_record(record)
+    if lobby.dice is not None:
+        return lobby.dice
+    made = sum(1 for game in rules.to_record()["games"] for entry in game
+               if entry[0] in ("opening", "roll"))
+    return SeededDice(lobby.draw_seed(), next_roll=made, unseeded=made)
+
+
 class LiveMatch:
     def __init__(self, lobby: Lobby, names: tuple[str, str], rules: Match, *,
                  o_first: int, dice: DiceSource) -> None:
@@ -91,6 +105,9 @@ class LiveMatch:
         self.rules = rules
         self.o_first = o_first  # the player who plays O in game one
         self.dice = dice
+        # The dice anyone can check (protocol/fair-dice.md); None only when a test
+        # scripts the lobby's dice.
+        self.fair = dice if isinstance(dice, SeededDice) else None
         self.joined: set[int] = set()  # players who typed 'join' for the next game
         self.forced = [0, 0]  # board field 50 per player: die of the last one-die roll
         self._actor: OnlineUser | None = None
@@ -100,7 +117,9 @@ class LiveMatch:
     # -- creating and saving ---------------------------------------------------------
 
     @classmethod
-    def new(cls, lobby: Lobby, inviter: OnlineUser, joiner: OnlineUser, length: int) -> LiveMatch:
+    def new(cls, lobby: Lobby, inviter: OnlineUser, joiner: OnlineUser, length: int,
+            server_seed: bytes | None = None) -> LiveMatch:
+        """``server_seed``: the seed whose commitment the invitation showed."""
         both = (inviter, joiner)
         limits = [redouble_setting(u.variables.get("redoubles", "none")) for u in both]
         known = [limit for limit in limits if limit is not None]
@@ -110,18 +129,24 @@ class LiveMatch:
             redouble_limit=min(known) if known else None,
             autodouble=all(u.toggles["autodouble"] for u in both),
         )
-        return cls(lobby, (inviter.name, joiner.name), rules, o_first=lobby.coin(),
-                   dice=lobby.dice)
+        dice = lobby.dice
+        if dice is None:
+            dice = SeededDice(server_seed or lobby.draw_seed(),
+                              (inviter.dice_text, joiner.dice_text))
+        return cls(lobby, (inviter.name, joiner.name), rules, o_first=lobby.coin(), dice=dice)
 
     def to_record(self) -> str:
         """The saved match: players, colours and the rules' full record, as JSON text."""
-        return json.dumps({
+        data = {
             "format": RECORD_FORMAT,
             "players": list(self.names),
             "o_first": self.o_first,
             "length": self.rules.length,
             "match": self.rules.to_record(),
-        }, separators=(",", ":"))
+        }
+        if self.fair is not None:
+            data["dice"] = self.fair.to_record()
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_record(cls, lobby: Lobby, record: str) -> LiveMatch:
@@ -135,9 +160,10 @@ class LiveMatch:
             if o_first not in (0, 1):
                 raise ValueError(f"o_first is {o_first}")
             rules = Match.from_record(data["match"])
+            dice = _saved_dice(lobby, data.get("dice"), rules)
         except (AttributeError, KeyError, IndexError, TypeError) as error:
             raise ValueError(f"bad saved match: {error!r}") from error
-        return cls(lobby, names, rules, o_first=o_first, dice=lobby.dice)
+        return cls(lobby, names, rules, o_first=o_first, dice=dice)
 
     @staticmethod
     def saved_length(record: str) -> int:
@@ -615,6 +641,8 @@ class LiveMatch:
             self.forced[p] = self._forced_die(dice)
         rolled = (p, dice) if event.playable == 0 else None
         roller = self.user(p)
+        if roller is not None:
+            roller.rolls_seen[6 * (dice[0] - 1) + dice[1] - 1] += 1
         mine = [text.you_roll(dice)]
         if roller is not None and roller.toggles["moreboards"]:
             mine += self.board_lines(roller, rolled=rolled)

@@ -85,6 +85,20 @@ class FinishedMatch:
     loser_rating_change: float = 0.0
 
 
+@dataclass(frozen=True)
+class Departure:
+    """A saved match one player left or dropped (or was claimed from): it counts as
+    abandoned if he does not resume it in time once his opponent has offered to
+    (``offered``), or at once (``counts_now``: twice dropped on his own turn when behind)."""
+
+    player_a: str
+    player_b: str
+    dropper: str
+    left: int  # Unix time
+    offered: bool = False
+    counts_now: bool = False
+
+
 class Store(Protocol):
     # users
     def create_user(self, name: str, password_hash: str, created: int) -> UserRecord:
@@ -154,6 +168,49 @@ class Store(Protocol):
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         """Every finished match ``name`` played, oldest first."""
+        ...
+
+    # fair play (protocol/fair-dice.md)
+    def finished_match(self, match_id: int) -> FinishedMatch | None:
+        """The finished match with this id (the ``fairdice <id>`` number)."""
+        ...
+
+    def recent_finished_matches(self, name: str, limit: int) -> list[tuple[int, FinishedMatch]]:
+        """At most ``limit`` of ``name``'s finished matches with their ids, newest first."""
+        ...
+
+    def record_departure(self, departure: Departure) -> None:
+        """Keep a departure, replacing any for the same pair."""
+        ...
+
+    def offer_resume(self, name: str) -> None:
+        """``name`` offers to resume every match another player left him in."""
+        ...
+
+    def clear_departure(self, player_a: str, player_b: str) -> None: ...
+
+    def due_departures(self, left_before: int) -> list[Departure]:
+        """Departures that count at once or whose player left before ``left_before``."""
+        ...
+
+    def count_abandonment(
+        self,
+        departure: Departure,
+        adjudicated: FinishedMatch | None = None,
+        new_ratings: Mapping[str, tuple[float, int]] | None = None,
+        notices: Mapping[str, str] | None = None,
+    ) -> None:
+        """In one transaction: the dropper's abandonment counted, the departure gone,
+        and for an adjudicated match its result kept (as ``record_finished_match``),
+        the dropper's adjudications counted and a notice kept for each named player."""
+        ...
+
+    def take_notices(self, name: str) -> list[str]:
+        """The notices waiting for ``name``, oldest first, removed from the store."""
+        ...
+
+    def reliability(self, name: str) -> tuple[int, int, int]:
+        """(matches abandoned, of those adjudicated, matches finished) for ``name``."""
         ...
 
     def close(self) -> None: ...

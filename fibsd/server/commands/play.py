@@ -44,6 +44,9 @@ class Invitation:
     invitee: str
     length: int | None  # 0 unlimited, None: resume the saved match
     confirmed: bool = True  # False: the terms changed since the invitee last saw this inviter's
+    # A new match's server seed, drawn now so both players can see its commitment with
+    # ``fairdice`` before joining (None for a resume, or when a test scripts the dice).
+    server_seed: bytes | None = None
 
 
 def _match(session: Session) -> LiveMatch | None:
@@ -99,7 +102,9 @@ def invite(session: Session, rest: str) -> Any:
         seen = target.invitations_seen
         confirmed = seen.get(user.name, length) == length
         seen[user.name] = length
-        lobby.invitations[user.name] = Invitation(user.name, target.name, length, confirmed)
+        seed = lobby.draw_seed() if length is not None and lobby.dice is None else None
+        lobby.invitations[user.name] = Invitation(user.name, target.name, length, confirmed,
+                                                  seed)
         session.send(text.you_invited(target.name, length))
         if target.away is not None:
             session.send(chat.is_away(target.name, target.away))
@@ -172,7 +177,7 @@ def join(session: Session, rest: str) -> Any:
 
         return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallback(resume)
 
-    live = LiveMatch.new(lobby, inviter, user, invitation.length)
+    live = LiveMatch.new(lobby, inviter, user, invitation.length, invitation.server_seed)
     # A new match replaces the pair's saved one (between-games.md 1.1).
     deleting = maybeDeferred(session.db.delete_saved_match, inviter.name, user.name)
     live.begin(inviter, user, resumed=False)
