@@ -23,6 +23,7 @@ from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
 from fibsd.server.dbthread import DatabaseThread
+from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
 from fibsd.server.protocol import FibsFactory
 from fibsd.server.session import PasswordHasher, Services
@@ -86,6 +87,7 @@ class FibsService(MultiService):
         self.port: IListeningPort | None = None
         self.listening: Deferred[IListeningPort] = Deferred()
         self.collector = ScheduledCollection(reactor, settings.gc_interval)
+        self.abandonment = AbandonmentCheck(self.shared)
 
     def startService(self) -> None:
         super().startService()
@@ -105,6 +107,7 @@ class FibsService(MultiService):
                  port=getattr(address, "port", self.settings.port),
                  database=str(self.settings.database))
         self.collector.start()
+        self.abandonment.start()
         self.listening.callback(port)
 
     def _cannot_listen(self, failure: Failure) -> None:
@@ -118,6 +121,7 @@ class FibsService(MultiService):
         self.reactor.callWhenRunning(self.reactor.stop)
 
     async def _stop(self) -> None:
+        self.abandonment.stop()
         if self.port is not None:
             await maybeDeferred(self.port.stopListening)
         await self.factory.shutdown(self.reactor)

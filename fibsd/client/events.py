@@ -937,8 +937,8 @@ class Information(Event):
     ``settings`` (the toggle and set listings), ``ratings``, ``games`` (show games),
     ``saved`` (show saved, savedcount), ``watchers``, ``away``, ``account`` (address,
     password), ``show`` (show max), ``timezones``, ``stat``, ``registration`` (the guest
-    dialogue's hints), ``look`` (the reply to looking at yourself) and ``ascii_board``
-    (boardstyle 1 and 2 drawings).
+    dialogue's hints), ``look`` (the reply to looking at yourself), ``ascii_board``
+    (boardstyle 1 and 2 drawings), ``fairdice`` and ``dicetest`` (protocol/fair-dice.md).
     """
 
     kind: str
