@@ -20,6 +20,7 @@ from twisted.internet.defer import maybeDeferred
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
 from fibsd.server.commands import command, user_of
+from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby, on_logout
 from fibsd.server.match import LiveMatch, live_match
 from fibsd.wire import chat
@@ -96,6 +97,9 @@ def invite(session: Session, rest: str) -> Any:
             session.send(text.no_saved_match(target.name))
             return
         lines = [text.invitation(user.name, length)]
+        if saved is not None and session.settings.fair.abandon_days > 0:
+            # an invitation offers to resume the match the invitee may have left
+            unattended(session.db.offer_resume(user.name), "offer_resume")
         if length is not None and saved is not None:
             lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
         lines.append(text.type_join(user.name))
