@@ -6,21 +6,46 @@ match exported from the database) or a fair dice document
 (``"format": "fibsd-fair-dice"``, what :func:`fair_document` makes of a record).  It
 prints the commitment check, then each roll with ``OK``, and stops at the first
 mismatch; the exit status is 0 when every roll agrees, 1 on a mismatch and 2 when the
-document cannot be read.  The derivation is protocol/fair-dice.md's.
+document cannot be read.
+
+The derivation here is written from protocol/fair-dice.md alone, on purpose not with
+the server's code (``fibsd.rules.dice``): a mistake in one of them shows up as a
+mismatch instead of hiding in both.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import hmac
 import json
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
-from fibsd.rules.dice import commitment, mixed_seed, seeded_roll
-
 LIVE_FORMAT = "fibsd-live-match"
 FAIR_FORMAT = "fibsd-fair-dice"
+
+
+def commitment(server_seed: bytes) -> str:
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def seed_used(server_seed: bytes, first_text: str, second_text: str) -> bytes:
+    """fair-dice.md 1.1: the server seed keyed over both texts and a zero byte."""
+    message = first_text.encode("utf-8") + b"\0" + second_text.encode("utf-8")
+    return hmac.new(server_seed, message, hashlib.sha256).digest()
+
+
+def derive(seed: bytes, number: int) -> tuple[int, int]:
+    """fair-dice.md 1.2: roll ``number``, from the first byte below 252 of the blocks."""
+    for block in range(2**32):
+        digest = hmac.new(seed, number.to_bytes(8, "big") + block.to_bytes(4, "big"),
+                          hashlib.sha256).digest()
+        for byte in digest:
+            if byte < 252:
+                return (byte % 36 // 6 + 1, byte % 36 % 6 + 1)
+    raise AssertionError("unreachable: 2**32 blocks of bytes all 252 or more")
 
 
 class NotVerifiable(ValueError):
@@ -79,7 +104,7 @@ def verify(document: dict[str, Any], out: TextIO) -> bool:
                   f" {derived_commitment}\n")
         return False
     out.write(f"commitment {derived_commitment} OK\n")
-    seed = mixed_seed(server_seed, document["texts"][0], document["texts"][1])
+    seed = seed_used(server_seed, document["texts"][0], document["texts"][1])
     skip = int(document.get("unseeded") or 0)
     rolls: Sequence[Any] = document.get("rolls") or []
     for number, recorded in enumerate(rolls):
@@ -87,7 +112,7 @@ def verify(document: dict[str, Any], out: TextIO) -> bool:
         if number < skip:
             out.write(f"roll {number} {shown} made before the match had a seed\n")
             continue
-        derived = seeded_roll(seed, number)
+        derived = derive(seed, number)
         if tuple(recorded) != derived:
             out.write(f"roll {number} {shown} MISMATCH: the seed gives"
                       f" {derived[0]}{derived[1]}\n")

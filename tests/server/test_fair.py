@@ -332,3 +332,39 @@ def test_claim_refusals() -> None:
     assert table.lines("bob") == ["** Claims are switched off on this server."]
     table.server.advance(3600)
     assert table.lines() == {"alice": [], "bob": [], "carol": []}  # no warnings when off
+
+
+def test_the_independent_verifier_rejects_a_changed_roll_or_commitment() -> None:
+    table = fair_table(seeds=[SEED])
+    table.start("1")
+    play_out(table)
+    (record,) = finished_records(table.server)
+    data = json.loads(record)
+    entry = data["match"]["games"][0][-1 if data["match"]["games"][0][-1][0] == "roll" else 0]
+    check_record(record, "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd")
+    with pytest.raises(AssertionError):
+        check_record(record, "0" * 64)
+    opening = data["match"]["games"][0][0]
+    opening[1] = 7 - opening[1] if opening[1] != 7 - opening[1] else opening[1]
+    assert entry is not None
+    with pytest.raises(AssertionError):
+        check_record(json.dumps(data))
+
+
+def test_the_same_invitation_again_keeps_its_commitment() -> None:
+    table = fair_table(seeds=[SEED, bytes(32)])
+    table.send("alice", "toggle ready")
+    table.send("bob", "toggle ready")
+    table.send("alice", "invite bob 3")
+    table.send("alice", "invite bob 3")
+    table.lines()
+    table.send("alice", "fairdice")
+    assert table.lines("alice") == [
+        "fairdice: invitation alice bob commitment"
+        " 630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"]
+    table.send("alice", "invite bob 5")  # other terms: a new seed
+    table.lines()
+    table.send("bob", "fairdice")
+    assert table.lines("bob") == [
+        "fairdice: invitation alice bob commitment"
+        " 66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"]

@@ -106,7 +106,14 @@ def invite(session: Session, rest: str) -> Any:
         seen = target.invitations_seen
         confirmed = seen.get(user.name, length) == length
         seen[user.name] = length
-        seed = lobby.draw_seed() if length is not None and lobby.dice is None else None
+        seed = None
+        if length is not None and lobby.dice is None:
+            # The same offer again keeps the commitment the invitee may have checked.
+            previous = lobby.invitations.get(user.name)
+            same = (isinstance(previous, Invitation) and previous.invitee == target.name
+                    and previous.length == length)
+            seed = previous.server_seed if same else None
+            seed = seed or lobby.draw_seed()
         lobby.invitations[user.name] = Invitation(user.name, target.name, length, confirmed,
                                                   seed)
         session.send(text.you_invited(target.name, length))
