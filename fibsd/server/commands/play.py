@@ -110,10 +110,11 @@ def invite(session: Session, rest: str) -> Any:
         if length is not None and lobby.dice is None:
             # The same offer again keeps the commitment the invitee may have checked.
             previous = lobby.invitations.get(user.name)
-            same = (isinstance(previous, Invitation) and previous.invitee == target.name
-                    and previous.length == length)
-            seed = previous.server_seed if same else None
-            seed = seed or lobby.draw_seed()
+            if (isinstance(previous, Invitation) and previous.invitee == target.name
+                    and previous.length == length and previous.server_seed is not None):
+                seed = previous.server_seed
+            else:
+                seed = lobby.draw_seed()
         lobby.invitations[user.name] = Invitation(user.name, target.name, length, confirmed,
                                                   seed)
         session.send(text.you_invited(target.name, length))
