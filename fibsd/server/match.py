@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fibsd.rating import rate_match
+from fibsd.rules.dice import SeededDice
 from fibsd.rules.errors import GameStateError, InvalidPlayText, RulesError
 from fibsd.rules.events import (
     CannotMove,
@@ -45,7 +46,6 @@ from fibsd.rules.events import (
     Rolled,
     WinKind,
 )
-from fibsd.rules.dice import SeededDice
 from fibsd.rules.game import Phase
 from fibsd.rules.match import Match
 from fibsd.rules.notation import format_fibs_moves, parse_fibs_pairs, to_mover_numbering
