@@ -368,3 +368,31 @@ def test_the_same_invitation_again_keeps_its_commitment() -> None:
     assert table.lines("bob") == [
         "fairdice: invitation alice bob commitment"
         " 66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"]
+
+
+def test_the_check_runs_on_the_clock_every_interval() -> None:
+    table, check = abandon_table(**{"fair.abandon_check_interval": 600})
+    check.start()
+    try:
+        table.start("3")
+        table.clients["bob"].close()
+        table.clients["alice"].close()
+        table.login("alice")
+        table.lines()
+        table.server.advance(7 * DAY)
+        assert whois_bob(table) == "  Abandoned matches: 0 of 0 (reliability 100%)."
+        table.server.advance(600)  # the next check finds it due
+        assert whois_bob(table) == "  Abandoned matches: 1 of 1 (reliability 0%)."
+    finally:
+        check.stop()
+
+
+def test_a_dice_text_longer_than_the_limit_is_refused() -> None:
+    table, _ = abandon_table(**{"fair.max_dice_text": 8})
+    table.send("alice", "diceseed 123456789")
+    assert table.lines("alice") == [
+        "** Your dice text may have at most 8 characters: letters, digits, blanks and"
+        " punctuation other than quotes and backslashes."]
+    table.send("alice", "diceseed 12345678")
+    assert table.lines("alice") == ["fairdice: your dice text is now '12345678'."]
+    assert table.user("alice").dice_text == "12345678"
