@@ -6,9 +6,9 @@
 ``secrets.randbelow(6)`` per roll); "after" is what a match rolls now: a
 ``SeededDice`` per match on a fresh 32-byte seed from the OS CSPRNG (as
 ``Lobby.draw_seed`` draws it), ``--per-match`` rolls each, counter from 0, as
-protocol/fair-dice.md derives them.  ``--database FILE`` adds the rolls of every
-finished match stored in a fibsd database (e.g. a load run's), as the players saw
-them over the wire.  Prints, per source: rolls, the chi-square of the faces (5 degrees
+protocol/fair-dice.md derives them.  ``--database FILE`` (repeatable) adds the rolls
+of every finished match stored in fibsd databases (e.g. load runs'), as the players
+saw them over the wire, counted together; ``--only-databases`` skips the two sources.  Prints, per source: rolls, the chi-square of the faces (5 degrees
 of freedom) and of the 36 rolls (35), each with its p-value, and the share of doubles.
 """
 
@@ -41,12 +41,13 @@ def seeded_rolls(count: int, per_match: int) -> Iterator[Dice]:
             made += 1
 
 
-def database_rolls(path: str) -> Iterator[Dice]:
-    conn = sqlite3.connect(path)
-    for (record,) in conn.execute("SELECT record FROM finished_matches"):
-        for first, second in recorded_rolls(json.loads(record)["match"]):
-            yield (first, second)
-    conn.close()
+def database_rolls(paths: Iterable[str]) -> Iterator[Dice]:
+    for path in paths:
+        conn = sqlite3.connect(path)
+        for (record,) in conn.execute("SELECT record FROM finished_matches"):
+            for first, second in recorded_rolls(json.loads(record)["match"]):
+                yield (first, second)
+        conn.close()
 
 
 def report(name: str, rolls: Iterable[Dice]) -> None:
@@ -72,12 +73,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rolls", type=int, default=200_000)
     parser.add_argument("--per-match", type=int, default=100, help="rolls per seeded match")
-    parser.add_argument("--database", help="also count the finished matches of this database")
+    parser.add_argument("--database", action="append", default=[],
+                        help="also count the finished matches of this database (repeatable)")
+    parser.add_argument("--only-databases", action="store_true")
     options = parser.parse_args()
-    report("before (SystemDice)", system_rolls(options.rolls))
-    report("after (SeededDice)", seeded_rolls(options.rolls, options.per_match))
+    if not options.only_databases:
+        report("before (SystemDice)", system_rolls(options.rolls))
+        report("after (SeededDice)", seeded_rolls(options.rolls, options.per_match))
     if options.database:
-        report(f"over the wire ({options.database})", database_rolls(options.database))
+        report(f"over the wire ({len(options.database)} databases)",
+               database_rolls(options.database))
 
 
 if __name__ == "__main__":
