@@ -43,8 +43,18 @@ def read_motd(path: Path) -> tuple[str, ...]:
     return tuple(clip.format_motd_box(text)) if text.strip() else ()
 
 
+def help_problem(help_dir: Path) -> str | None:
+    """What is wrong with the help directory, or None."""
+    if not help_dir.is_dir():
+        return f"The help directory {help_dir} is missing: 'help <topic>' finds no text."
+    return None
+
+
 def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
                    clock: IReactorTime) -> Services:
+    problem = help_problem(settings.help_dir)
+    if problem is not None:
+        log.warn("{problem}", problem=problem)
     return Services(
         lobby=Lobby(clock, presence_delay=settings.presence_delay_ms / 1000), db=db,
         passwords=passwords, clock=clock, settings=settings,
@@ -83,6 +93,7 @@ class FibsService(MultiService):
         self.db.setServiceParent(self)
         self.shared = build_services(settings, self.db, Argon2Passwords(settings.passwords),
                                        reactor)
+        self.shared.stop = reactor.stop  # `admin shutdown`; the stop triggers stopService
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
         self.port: IListeningPort | None = None
         self.listening: Deferred[IListeningPort] = Deferred()

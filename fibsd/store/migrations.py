@@ -83,6 +83,31 @@ def migrate_1(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def migrate_4(conn: sqlite3.Connection) -> None:
+    """Bans of names and addresses (``until`` NULL: until lifted) and the log of every
+    administrator action (the ops issue's migration; number 4 of the team's plan)."""
+    for statement in (
+        """CREATE TABLE bans (
+            kind TEXT NOT NULL CHECK (kind IN ('name', 'address')),
+            value TEXT NOT NULL COLLATE NOCASE,
+            created INTEGER NOT NULL,
+            until INTEGER,
+            admin TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            PRIMARY KEY (kind, value)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE admin_log (
+            id INTEGER PRIMARY KEY,
+            at INTEGER NOT NULL,
+            admin TEXT NOT NULL,
+            action TEXT NOT NULL,
+            target TEXT NOT NULL,
+            detail TEXT NOT NULL
+        )""",
+    ):
+        conn.execute(statement)
+
+
 def migrate_6(conn: sqlite3.Connection) -> None:
     """Fair play: abandonment counts, departures waiting to count, login notices."""
     for statement in (
@@ -109,9 +134,9 @@ def migrate_6(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-# migrate_6 sits right after migrate_1 on this branch only; after the merge it is
-# sixth, behind the other helpers' migrations 2 to 5.
-MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_6)
+# migrate_6 follows the migrations this branch has (1 and 4); once 2, 3 and 5 are in,
+# it is sixth.
+MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_4, migrate_6)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -30,7 +30,7 @@ def test_file_store_uses_wal_and_records_its_version(store: SQLiteStore, tmp_pat
     conn = raw(tmp_path / "fibsd.sqlite")
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     assert conn.execute("SELECT version FROM schema_version").fetchall() == [
-        (version,) for version in range(1, len(MIGRATIONS) + 1)]
+        (n,) for n in range(1, len(MIGRATIONS) + 1)]
     conn.close()
 
 
@@ -100,9 +100,10 @@ def test_upgrade_applies_only_the_missing_migrations_in_order(tmp_path: Path) ->
     path = tmp_path / "v1.sqlite"
     make_version_1(path)
     conn = raw(path)
-    assert upgrade(conn, (*MIGRATIONS, add_nicknames)) == len(MIGRATIONS) + 1
+    last = len(MIGRATIONS) + 1
+    assert upgrade(conn, (*MIGRATIONS, add_nicknames)) == last
     assert conn.execute("SELECT version FROM schema_version ORDER BY version").fetchall() == [
-        (version,) for version in range(1, len(MIGRATIONS) + 2)]
+        (n,) for n in range(1, last + 1)]
     assert conn.execute("SELECT name, nickname FROM users").fetchall() == [("alice", "")]
     conn.close()
 

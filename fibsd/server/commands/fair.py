@@ -94,13 +94,13 @@ def _invitations(session: Session) -> Any:
         return maybeDeferred(session.db.recent_finished_matches, user.name,
                              RECENT_FINISHED).addCallback(recent)
 
-    def recent(found: list[tuple[int, FinishedMatch]]) -> None:
+    def recent(found: list[FinishedMatch]) -> None:
         listed = []
-        for match_id, finished in found:
+        for finished in found:
             document = _document(finished)
-            if document is not None:
+            if document is not None and finished.id is not None:
                 listed.append(fair_text.finished_entry(
-                    match_id, finished.winner, finished.loser,
+                    finished.id, finished.winner, finished.loser,
                     (finished.winner_points, finished.loser_points), document["commitment"]))
         if listed:
             session.send(*listed)

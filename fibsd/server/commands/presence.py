@@ -14,11 +14,12 @@ from twisted.internet.defer import maybeDeferred
 from fibsd.server.commands import command
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
-from fibsd.wire import clip, fair_text
+from fibsd.wire import chat, clip, fair_text
 
 if TYPE_CHECKING:
     from fibsd.server.session import Session
 
+_OPTIONS = frozenset({"ready", "away", "playing", "count", "from"})
 WHO_USAGE = "** usage: who [ready | away | playing | count | from <host>]"
 NAME_NEEDED = "** please give a name as an argument."
 
@@ -65,6 +66,14 @@ def who(session: Session, rest: str) -> None:
     elif option == "from" and len(words) == 2:
         part = words[1].lower()
         _show(session, [u for u in users if part in u.host.lower()])
+    elif len(words) == 1 and option not in _OPTIONS:
+        # fibs.com's rawwho help: rawwho takes "the same arguments as the who command";
+        # bots (MatchDog) send `who <opponent>` and wait for his 5 line.
+        found = session.lobby.complete(words[0])
+        if found is None:
+            session.send(chat.no_one_called(words[0]))
+        else:
+            _show(session, [found])
     else:
         session.send(WHO_USAGE)
 
@@ -82,6 +91,12 @@ def rawwho(session: Session, rest: str) -> None:
     session.send(*(u.clip_who_line(now) for u in users), clip.WHO_END)
 
 
+def _zone(session: Session) -> str:
+    """The reader's ``set timezone``: whois dates are shown in it."""
+    assert session.user is not None
+    return session.user.variables.get("timezone", "UTC")
+
+
 def _online_lines(session: Session, user: OnlineUser) -> list[str]:
     idle = clip.format_idle(max(0, int(session.clock.seconds() - user.last_active)))
     if user.playing is not None:
@@ -93,19 +108,19 @@ def _online_lines(session: Session, user: OnlineUser) -> list[str]:
     else:
         doing = f"  {user.name} is not ready to play, not watching, not playing."
     return [
-        f"  Last login:  {clip.format_date(user.login_time)} from {user.host}",
+        f"  Last login:  {clip.format_date(user.login_time, _zone(session))} from {user.host}",
         f"  Still logged in. {idle} minutes idle.",
         doing,
         *_rating_and_address(user.rating, user.experience, user.address),
     ]
 
 
-def _offline_lines(record: UserRecord) -> list[str]:
+def _offline_lines(record: UserRecord, zone: str) -> list[str]:
     if record.last_login is not None:
-        login = f"  Last login:  {clip.format_date(record.last_login)} from {record.last_host}"
+        login = f"  Last login:  {clip.format_date(record.last_login, zone)} from {record.last_host}"
     else:
         login = "  Last login:  never"
-    logout = ([f"  Last logout: {clip.format_date(record.last_logout)}"]
+    logout = ([f"  Last logout: {clip.format_date(record.last_logout, zone)}"]
               if record.last_logout is not None else [])
     return [login, *logout, "  Not logged in right now.",
             *_rating_and_address(record.rating, record.experience, record.address)]
@@ -132,7 +147,7 @@ def whois(session: Session, rest: str) -> object:
         if record is None:
             session.send(f"No information found on user {words[0]}.")
             return None
-        lines = [f"Information about {record.name}:", *_offline_lines(record)]
+        lines = [f"Information about {record.name}:", *_offline_lines(record, _zone(session))]
         return _with_reliability(session, record.name, lines)
 
     return session.db.get_user(words[0]).addCallback(show)
