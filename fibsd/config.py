@@ -119,6 +119,7 @@ class Limits:
     aways_per_minute: int = checked(20, between(1))
     toggles_per_minute: int = checked(60, between(1))
     sets_per_minute: int = checked(60, between(1))
+    fairdice_per_minute: int = checked(30, between(1))
     max_match_length: int = checked(99, between(1, 9998))
 
 

@@ -396,3 +396,18 @@ def test_a_dice_text_longer_than_the_limit_is_refused() -> None:
     table.send("alice", "diceseed 12345678")
     assert table.lines("alice") == ["fairdice: your dice text is now '12345678'."]
     assert table.user("alice").dice_text == "12345678"
+
+
+def test_fairdice_of_finished_matches_is_rate_limited() -> None:
+    table, _ = abandon_table(**{"limits.fairdice_per_minute": 2})
+    table.send("alice", "fairdice 7")
+    table.send("alice", "fairdice 7")
+    table.send("alice", "fairdice 7")
+    assert table.lines("alice") == ["** There is no finished match 7."] * 2 + [
+        "** Please wait a little before you use 'fairdice' again."]
+    table.server.advance(30)  # half a minute refills one
+    table.send("alice", "fairdice 7")
+    assert table.lines("alice") == ["** There is no finished match 7."]
+    table.send("alice", "fairdice")  # the current match and invitations are free
+    assert table.lines("alice") == [
+        "** You have no match, invitation or finished match with fair dice."]

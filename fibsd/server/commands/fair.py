@@ -20,7 +20,8 @@ from fibsd.rules.dice import commitment
 from fibsd.server.commands import command, user_of
 from fibsd.server.commands.play import Invitation
 from fibsd.server.match import live_match
-from fibsd.wire import fair_text
+from fibsd.server.ratelimit import allow
+from fibsd.wire import chat, fair_text
 from fibsd.wire import game_text as text
 
 if TYPE_CHECKING:
@@ -133,6 +134,9 @@ def _document(finished: FinishedMatch) -> dict[str, Any] | None:
 def _finished(session: Session, word: str) -> Any:
     if not (word.isascii() and word.isdigit()) or len(word) > 18:
         session.send(fair_text.no_finished_match(word))
+        return None
+    if not allow(session, "fairdice_per_minute"):
+        session.send(chat.command_flood("fairdice"))
         return None
 
     def show(finished: FinishedMatch | None) -> None:
