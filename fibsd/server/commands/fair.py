@@ -33,8 +33,8 @@ RECENT_FINISHED = 5  # finished matches ``fairdice`` lists when there is nothing
 
 def valid_dice_text(words: str, limit: int) -> bool:
     """Printable ASCII without quotes or backslashes, so the text reads back unambiguously
-    inside the quotes of the ``fairdice:`` lines."""
-    return len(words) <= limit and all(" " <= c <= "~" and c not in "'\\" for c in words)
+    inside the quotes of the ``fairdice:`` lines and of a .mat header."""
+    return len(words) <= limit and all(" " <= c <= "~" and c not in "'\"\\" for c in words)
 
 
 @command("diceseed")
