@@ -85,6 +85,24 @@ class FinishedMatch:
     loser_rating_change: float = 0.0
 
 
+@dataclass(frozen=True)
+class ArchivedMatch:
+    """A finished match with the id the archive gives it (web pages and exports name a
+    match by it); ids grow in the order matches finish."""
+
+    id: int
+    match: FinishedMatch
+
+
+@dataclass(frozen=True)
+class RatingStep:
+    """One finished match's rating change for one player, without the record."""
+
+    match_id: int
+    finished: int  # Unix time
+    change: float
+
+
 class Store(Protocol):
     # users
     def create_user(self, name: str, password_hash: str, created: int) -> UserRecord:
@@ -154,6 +172,22 @@ class Store(Protocol):
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         """Every finished match ``name`` played, oldest first."""
+        ...
+
+    # the archive, read only (the web face)
+    def archived_match(self, match_id: int) -> ArchivedMatch | None:
+        """The finished match with this id."""
+        ...
+
+    def archived_matches(self, name: str, limit: int,
+                         before: int | None = None) -> list[ArchivedMatch]:
+        """At most ``limit`` of ``name``'s finished matches with ids below ``before``
+        (all, when None), newest first."""
+        ...
+
+    def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
+        """``name``'s rating changes in his last ``limit`` finished matches, oldest
+        first."""
         ...
 
     def close(self) -> None: ...

@@ -17,8 +17,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from fibsd.store import (
+    ArchivedMatch,
     FinishedMatch,
     NameTaken,
+    RatingStep,
     SavedMatch,
     StoredMessage,
     UnknownUser,
@@ -279,6 +281,37 @@ class SQLiteStore:
             (name, name),
         ).fetchall()
         return [FinishedMatch(*row) for row in rows]
+
+    def archived_match(self, match_id: int) -> ArchivedMatch | None:
+        row = self._conn.execute(
+            f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches WHERE id = ?", (match_id,)
+        ).fetchone()
+        return None if row is None else ArchivedMatch(row[0], FinishedMatch(*row[1:]))
+
+    def archived_matches(self, name: str, limit: int,
+                         before: int | None = None) -> list[ArchivedMatch]:
+        # One query per player column, each walking its own (player, finished) index.
+        bound = before if before is not None else 2**63 - 1
+        rows = self._conn.execute(
+            f"SELECT id, {_MATCH_COLUMNS} FROM ("
+            f" SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
+            "  WHERE winner = ? AND id < ? ORDER BY id DESC LIMIT ?)"
+            f" UNION ALL SELECT * FROM ("
+            f" SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
+            "  WHERE loser = ? AND winner <> ? AND id < ? ORDER BY id DESC LIMIT ?)"
+            " ORDER BY id DESC LIMIT ?",
+            (name, bound, limit, name, name, bound, limit, limit),
+        ).fetchall()
+        return [ArchivedMatch(row[0], FinishedMatch(*row[1:])) for row in rows]
+
+    def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
+        rows = self._conn.execute(
+            "SELECT id, finished, CASE WHEN winner = ? THEN winner_rating_change"
+            " ELSE loser_rating_change END FROM finished_matches"
+            " WHERE winner = ? OR loser = ? ORDER BY id DESC LIMIT ?",
+            (name, name, name, limit),
+        ).fetchall()
+        return [RatingStep(*row) for row in reversed(rows)]
 
     def close(self) -> None:
         self._conn.close()

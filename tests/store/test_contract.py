@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from fibsd.store import (
+    ArchivedMatch,
     FinishedMatch,
     NameTaken,
+    RatingStep,
     SavedMatch,
     Store,
     StoredMessage,
@@ -282,6 +284,41 @@ def test_a_result_may_name_players_without_accounts(any_store: Store) -> None:
     match = finished("gone", "also_gone", 8000)
     any_store.record_finished_match(match)
     assert any_store.finished_matches("gone") == [match]
+
+
+# the archive (read by the web face)
+
+
+def test_archived_matches_by_id_newest_first_in_pages(any_store: Store) -> None:
+    matches = [finished("alice", "bob", 6000), finished("carol", "bob", 6500),
+               finished("bob", "alice", 7000, winner_rating_change=3.25,
+                        loser_rating_change=-3.25), finished("alice", "alice", 7500)]
+    for match in matches:
+        any_store.record_finished_match(match)
+    newest = any_store.archived_matches("alice", 10)
+    assert [a.match for a in newest] == [matches[3], matches[2], matches[0]]
+    ids = [a.id for a in newest]
+    assert ids == sorted(ids, reverse=True) and len(set(ids)) == 3
+    assert any_store.archived_matches("alice", 2) == newest[:2]
+    assert any_store.archived_matches("alice", 2, before=newest[1].id) == newest[2:]
+    assert any_store.archived_matches("alice", 5, before=newest[2].id) == []
+    assert any_store.archived_matches("dave", 5) == []
+    assert any_store.archived_match(ids[1]) == ArchivedMatch(ids[1], matches[2])
+    assert any_store.archived_match(max(ids) + 100) is None
+
+
+def test_rating_steps_are_the_players_own_changes_oldest_first(any_store: Store) -> None:
+    for match in (finished("alice", "bob", 6000, winner_rating_change=5.0,
+                           loser_rating_change=-5.0),
+                  finished("carol", "dave", 6100),
+                  finished("bob", "alice", 7000, winner_rating_change=3.25,
+                           loser_rating_change=-3.25)):
+        any_store.record_finished_match(match)
+    steps = any_store.rating_steps("alice", 10)
+    assert [(s.finished, s.change) for s in steps] == [(6000, 5.0), (7000, -3.25)]
+    assert steps[0].match_id < steps[1].match_id
+    assert any_store.rating_steps("alice", 1) == [RatingStep(steps[1].match_id, 7000, -3.25)]
+    assert any_store.rating_steps("erin", 10) == []
 
 
 # persistence
