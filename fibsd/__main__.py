@@ -32,7 +32,8 @@ SOURCE_CONFIG = Path(__file__).resolve().parent.parent / "config" / "fibsd.toml"
 
 
 class Options(usage.Options):
-    synopsis = "[--config FILE] [--port N] [--database FILE] [--interface ADDRESS]"
+    synopsis = ("[--config FILE] [--port N] [--database FILE] [--interface ADDRESS]"
+                " [--web-port N]")
     longdesc = ("A FIBS-compatible backgammon server. Without --config it reads "
                 f"{SOURCE_CONFIG} when that file exists, else built-in defaults.")
     optParameters = [
@@ -40,6 +41,7 @@ class Options(usage.Options):
         ["port", "p", None, "TCP port to listen on (default 4321)", int],
         ["database", "d", None, "SQLite database file"],
         ["interface", "i", None, "address to listen on (default 0.0.0.0)"],
+        ["web-port", "w", None, "TCP port of the web face (default 8080; 0: none)", int],
     ]
 
     def settings(self) -> Settings:
@@ -48,6 +50,8 @@ class Options(usage.Options):
         path = Path(config) if config else (SOURCE_CONFIG if SOURCE_CONFIG.is_file() else None)
         overrides = {key: self[key] for key in ("port", "database", "interface")
                      if self[key] is not None}
+        if self["web-port"] is not None:
+            overrides["web_port"] = self["web-port"]
         return load_settings(path, overrides)
 
 

@@ -103,6 +103,7 @@ class LiveBoards:
         """End every stream (shutdown)."""
         for viewers in list(self._viewers.values()):
             for request in list(viewers):
+                transport = request.transport
                 request.finish()
-                if request.channel is not None:
-                    request.channel.loseConnection()
+                if transport is not None:
+                    transport.loseConnection()

@@ -51,7 +51,11 @@ class Metrics:
         self.limits = Counter("fibsd_limits_hit", "Refusals and cuts by a configured limit",
                               ["limit"], registry=self.registry)
         self._limit_labels: set[str] = set()
-        observer: Any = provider(ILogObserver)(self.observe)
+
+        @provider(ILogObserver)
+        def observer(event: dict[str, Any]) -> None:
+            self.observe(event)
+
         self._observer = observer
 
     def command_done(self, name: str, seconds: float) -> None:

@@ -119,7 +119,10 @@ class WebFace(Resource):
         for pattern, handler in self._routes:
             found = pattern.fullmatch(path)
             if found is not None:
-                args = [self._path_name(arg) for arg in found.groups()]
+                try:
+                    args = [unquote(arg, errors="strict") for arg in found.groups()]
+                except UnicodeDecodeError:
+                    break
                 Deferred.fromCoroutine(self._answer(request, handler, *args))
                 return NOT_DONE_YET
         return self._not_found(request, "No such page.")
@@ -127,18 +130,11 @@ class WebFace(Resource):
     def render_HEAD(self, request: Request) -> Any:
         return self.render_GET(request)
 
-    @staticmethod
-    def _path_name(raw: str) -> str:
-        return unquote(raw, errors="strict")
-
     async def _answer(self, request: Request, handler: Handler, *args: str) -> None:
         try:
             await handler(request, *args)
         except NotFound as error:
             self._not_found(request, str(error))
-            request.finish()
-        except UnicodeDecodeError:
-            self._not_found(request, "No such page.")
             request.finish()
         except Exception:
             _log.failure("web page {path} failed", path=request.path.decode("ascii", "replace"))

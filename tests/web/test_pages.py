@@ -1,0 +1,230 @@
+"""The web face's pages and JSON over real HTTP on loopback, against a seeded store."""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+
+import pytest_twisted
+from twisted.internet import reactor
+from twisted.internet.defer import Deferred
+from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
+from twisted.internet.protocol import Protocol
+from twisted.internet.task import deferLater
+from twisted.logger import Logger
+
+from tests.web.conftest import HOSTILE, Web, start_web, stop_web
+
+_log = Logger()
+
+
+def rows(html: str) -> list[list[str]]:
+    """The text of each table body row's cells."""
+    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [[unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>",
+                                                                      row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_ladder_follows_the_ratings_command(web: Web) -> None:
+    reply = await web.get("/ratings")
+    assert reply.code == 200
+    assert reply.header("content-type") == "text/html; charset=utf-8"
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in reply.text
+    # carol (experience 10) is below rated_experience (50), as in `ratings`.
+    assert rows(reply.text) == [["1", "alice", "1512.25", "60"], ["2", "bob", "1490.00", "55"]]
+    assert 'rel="next"' not in reply.text
+    assert (await web.get("/ratings?page=2")).code == 404
+    assert (await web.get("/ratings?page=x")).code == 404
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_profile_shows_rating_chart_and_recent_matches_never_private_data(
+        web: Web, match_ids: list[int]) -> None:
+    reply = await web.get("/players/alice")
+    assert reply.code == 200
+    html = reply.text
+    assert '<dd class="rating">1512.25</dd>' in html
+    assert '<dd class="experience">60</dd>' in html
+    # Four matches: the chart has the rating before them and after each.
+    assert 'class="chart"' in html and 'data-points="5"' in html
+    assert 'aria-label="rating from 1517.75 to 1512.25 over 4 matches"' in html
+    listed = rows(html)
+    assert [row[1] for row in listed] == [HOSTILE, "carol"]  # newest first, 2 a page
+    assert listed[1][2:4] == ["lost 0–1 (1)", "-3.00"]
+    assert f'href="/players/alice?before={match_ids[2]}"' in html
+    assert f'href="/matches/{match_ids[3]}?step=0"' in html
+    older = rows((await web.get(f"/players/alice?before={match_ids[2]}")).text)
+    assert [row[1] for row in older] == ["bob", "bob"]
+    for private in ("alice@example.com", "203.0.113.7"):
+        assert private not in html
+    assert (await web.get("/players/nobody")).code == 404
+    assert (await web.get("/players/" + "a" * 65)).code == 404
+
+
+@pytest_twisted.ensureDeferred
+async def test_user_written_text_is_escaped(web: Web) -> None:
+    reply = await web.get("/players/%3Cb%3Ex%3C%2Fb%3E%26%22'")
+    assert reply.code == 200
+    assert "<b>x</b>" not in reply.text
+    assert "<h1>&lt;b&gt;x&lt;/b&gt;&amp;&#34;&#39;</h1>" in reply.text
+    ladder_json = await web.get("/api/matches?player=%3Cb%3Ex%3C%2Fb%3E%26%22'")
+    assert json.loads(ladder_json.body)["matches"][0]["players"][1] == HOSTILE
+    live = await web.get("/live/%3Cscript%3E")
+    assert "<script>" not in live.text.split("<main>")[1].split("<script>\n(function")[0]
+    assert "&lt;script&gt; is not playing now." in live.text
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_replay_steps_through_every_action(web: Web, match_ids: list[int]) -> None:
+    first = match_ids[0]
+    data = json.loads((await web.get(f"/matches/{first}.json")).body)
+    actions = [a for game in data["games"] for a in game["actions"]]
+    start = await web.get(f"/matches/{first}?step=0")
+    assert start.code == 200
+    assert "The match is about to start." in start.text
+    assert 'data-board="0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"' in start.text
+    assert 'href="?step=1" rel="next"' in start.text and 'rel="prev"' not in start.text
+    one = await web.get(f"/matches/{first}?step=1")
+    opening = data["games"][0]["actions"][0]
+    assert opening["action"] == "opening"
+    dice = opening["dice"]
+    assert f"alice rolled {dice['alice']}, bob rolled {dice['bob']}" in one.text
+    end = await web.get(f"/matches/{first}")
+    last = int(re.search(r"step (\d+) of (\d+)", end.text).group(1))
+    # A step per recorded action, one for each game's opening rolls (ties included);
+    # what follows from an action (a win, a roll that cannot be played) is in its step.
+    derived = ("opening", "win", "cannot_move", "autodouble")
+    assert last == len(data["games"]) + sum(1 for a in actions if a["action"] not in derived)
+    assert "wins the game and gets" in end.text
+    assert 'rel="next"' not in end.text
+    assert (await web.get(f"/matches/{first}?step={last + 1}")).code == 404
+    assert (await web.get("/matches/abc")).code == 404
+    assert (await web.get(f"/matches/{match_ids[-1] + 1}")).code == 404
+    assert (await web.get(f"/matches/{match_ids[-1] + 1}.json")).code == 404
+    assert (await web.get("/matches/" + "9" * 30)).code == 404
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_json_record_holds_the_whole_match(web: Web, match_ids: list[int]) -> None:
+    reply = await web.get(f"/matches/{match_ids[1]}.json")
+    assert reply.header("content-type") == "application/json; charset=utf-8"
+    data = json.loads(reply.body)
+    assert data["id"] == match_ids[1]
+    assert data["players"] == ["bob", "alice"] and data["length"] == 5
+    assert data["finished"] == "2023-11-14T22:46:40Z"
+    winner = data["winner"]
+    loser = "alice" if winner == "bob" else "bob"
+    assert data["score"][winner] >= 5
+    assert data["rating_changes"] == {winner: 6.5, loser: -6.5}
+    points = {"alice": 0, "bob": 0}
+    for number, game in enumerate(data["games"], 1):
+        assert game["number"] == number
+        assert game["score"] == [points["bob"], points["alice"]]
+        assert {game["O"], game["X"]} == {"alice", "bob"}
+        assert game["actions"][-1] == {"action": "win", "player": game["winner"],
+                                       "points": game["points"],
+                                       "kind": game["actions"][-1]["kind"]}
+        points[game["winner"]] += game["points"]
+    assert points == data["score"]
+    kinds = {a["action"] for game in data["games"] for a in game["actions"]}
+    assert {"opening", "roll", "move", "win"} <= kinds
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_match_list_api_pages_newest_first(web: Web, match_ids: list[int]) -> None:
+    reply = await web.get("/api/matches?player=alice")
+    data = json.loads(reply.body)
+    assert [m["id"] for m in data["matches"]] == [match_ids[3], match_ids[2]]
+    newest = data["matches"][0]
+    assert newest == {"id": match_ids[3], "players": ["alice", HOSTILE], "winner": "alice",
+                      "length": 3, "score": newest["score"],
+                      "finished": "2023-11-14T23:20:00Z", "mat": f"/matches/{match_ids[3]}.mat",
+                      "json": f"/matches/{match_ids[3]}.json"}
+    assert newest["score"][0] >= 3
+    assert data["next"] == f"/api/matches?player=alice&before={match_ids[2]}"
+    rest = json.loads((await web.get(data["next"])).body)
+    assert [m["id"] for m in rest["matches"]] == [match_ids[1], match_ids[0]]
+    assert rest["next"] is None
+    assert json.loads((await web.get("/api/matches?player=nobody")).body)["matches"] == []
+    assert (await web.get("/api/matches")).code == 400
+
+
+@pytest_twisted.ensureDeferred
+async def test_unknown_paths_are_404(web: Web) -> None:
+    for path in ("/nothing", "/players/", "/matches/", "/static/other.css", "/players/%ff"):
+        assert (await web.get(path)).code == 404, path
+
+
+@pytest_twisted.ensureDeferred
+async def test_metrics_count_the_operator_events(web: Web) -> None:
+    _log.info("login of {user}", event="login", user="alice")
+    _log.info("login of {user}", event="login", user="bob")
+    _log.info("failed login for {user}", event="login_failed", user="x", address="h")
+    _log.warn("limit {limit}", event="limit", limit="limits.max_users")
+    _log.info("unrelated")
+    reply = await web.get("/metrics")
+    assert reply.header("content-type").startswith("text/plain; version=")
+    text = reply.text
+    assert "fibsd_logins_total 2.0" in text
+    assert "fibsd_failed_logins_total 1.0" in text
+    assert 'fibsd_limits_hit_total{limit="limits.max_users"} 1.0' in text
+    assert "fibsd_users_online 0.0" in text
+    assert "fibsd_matches_running 0.0" in text
+    assert "fibsd_game_actions_total 0.0" in text
+
+
+class Stream(Protocol):
+    """A raw HTTP client that keeps what arrives (a Server-Sent Events stream)."""
+
+    def __init__(self) -> None:
+        self.data = b""
+        self.waiting: tuple[bytes, Deferred[None]] | None = None
+
+    def dataReceived(self, data: bytes) -> None:
+        self.data += data
+        if self.waiting is not None and self.waiting[0] in self.data:
+            self.waiting[1].callback(None)
+            self.waiting = None
+
+    def until(self, text: bytes) -> Deferred[None]:
+        deferred: Deferred[None] = Deferred()
+        if text in self.data:
+            deferred.callback(None)
+        else:
+            self.waiting = (text, deferred)
+        return deferred.addTimeout(10, reactor)
+
+
+async def open_stream(web: Web, path: str) -> Stream:
+    stream = Stream()
+    port = web.http.getHost().port
+    await connectProtocol(TCP4ClientEndpoint(reactor, "127.0.0.1", port), stream)
+    assert stream.transport is not None
+    stream.transport.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return stream
+
+
+@pytest_twisted.ensureDeferred
+async def test_live_viewers_are_capped(database, match_ids: list[int]) -> None:  # noqa: ANN001
+    web = await start_web(database, web_live_viewers=1)
+    try:
+        first = await open_stream(web, "/live/alice/events")
+        await first.until(b"is not playing now.")
+        assert b"content-type: text/event-stream" in first.data.lower()
+        refused = await web.get("/live/bob/events")
+        assert refused.code == 503
+        assert refused.body == b"Too many live viewers; try again later.\n"
+        assert web.service.web.live.count == 1
+        assert first.transport is not None
+        first.transport.loseConnection()
+        for _ in range(500):  # the server sees the close within a few reactor turns
+            if not web.service.web.live.count:
+                break
+            await deferLater(reactor, 0.01)
+        again = await open_stream(web, "/live/bob/events")
+        await again.until(b"bob is not playing now.")
+    finally:
+        await stop_web(web)
