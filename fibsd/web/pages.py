@@ -10,7 +10,6 @@ JSON shapes.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from collections import OrderedDict
@@ -38,6 +37,7 @@ from fibsd.web.replay import Replay, UnreadableRecord, replay
 from fibsd.web.sources import Archive, LobbySource
 from fibsd.wire.board import InvalidBoardLine, parse_board
 from fibsd.wire.listings_text import rank_players
+from fibsd.wire.mat import mat_text
 
 _log = Logger()
 
@@ -69,15 +69,12 @@ def make_environment() -> Environment:
     return env
 
 
-HAS_MAT = importlib.util.find_spec("fibsd.wire.mat") is not None
-
-
-def mat_text_of(record: ArchivedMatch) -> str | None:
-    """The match as GNU Backgammon's .mat text, when fibsd has the writer."""
-    if not HAS_MAT:
-        return None
-    mat = importlib.import_module("fibsd.wire.mat")
-    return mat.mat_text(record.match)  # type: ignore[no-any-return]
+def mat_text_of(archived: ArchivedMatch) -> str:
+    """The match as GNU Backgammon's .mat text (``fibsd.wire.mat``)."""
+    data = json.loads(archived.match.record)
+    finished = datetime.fromtimestamp(archived.match.finished, UTC)
+    return mat_text(data["match"], data["players"], date=finished, site="fibsd",
+                    match_id=archived.id)
 
 
 class WebFace(Resource):
@@ -252,8 +249,7 @@ class WebFace(Resource):
             "match.html", title=f"{m.winner} - {m.loser}", id=archived.id, match=m,
             replay=played, step=step, last=last, shown=shown,
             board=Markup(draw_board(shown.picture, names_line(shown.picture))),
-            names=names_line(shown.picture), starts=played.game_starts(),
-            mat=HAS_MAT))
+            names=names_line(shown.picture), starts=played.game_starts()))
 
     async def match_json(self, request: Request, raw_id: str) -> None:
         archived, played = await self._replay(int(raw_id))
@@ -277,9 +273,12 @@ class WebFace(Resource):
         archived = await self.archive.archived_match(int(raw_id))
         if archived is None:
             raise NotFound("No such match.")
-        text = mat_text_of(archived)
-        if text is None:
-            raise NotFound("This server cannot export matches yet.")
+        try:
+            text = mat_text_of(archived)
+        except (ValueError, KeyError, IndexError, TypeError) as error:
+            _log.warn("match {id} cannot be exported: {error}", id=archived.id,
+                      error=str(error))
+            raise NotFound("This match cannot be exported.") from error
         request.setHeader(b"content-disposition",
                           f'attachment; filename="fibsd-{archived.id}.mat"'.encode())
         self._send(request, text.encode("utf-8"), b"text/plain; charset=utf-8")

@@ -14,6 +14,7 @@ from twisted.internet.protocol import Protocol
 from twisted.internet.task import deferLater
 from twisted.logger import Logger
 
+from fibsd.wire.mat import parse_mat
 from tests.web.conftest import HOSTILE, Web, start_web, stop_web
 
 _log = Logger()
@@ -131,6 +132,21 @@ async def test_the_json_record_holds_the_whole_match(web: Web, match_ids: list[i
     assert points == data["score"]
     kinds = {a["action"] for game in data["games"] for a in game["actions"]}
     assert {"opening", "roll", "move", "win"} <= kinds
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_mat_export_is_gnubgs_match_text(web: Web, match_ids: list[int]) -> None:
+    reply = await web.get(f"/matches/{match_ids[0]}.mat")
+    assert reply.code == 200
+    assert reply.header("content-type") == "text/plain; charset=utf-8"
+    assert reply.header("content-disposition") == (
+        f'attachment; filename="fibsd-{match_ids[0]}.mat"')
+    parsed = parse_mat(reply.text)
+    assert parsed.players == ("alice", "bob")
+    data = json.loads((await web.get(f"/matches/{match_ids[0]}.json")).body)
+    assert len(parsed.games) == len(data["games"])
+    assert f'[Match ID "{match_ids[0]}"]' in reply.text
+    assert (await web.get(f"/matches/{match_ids[-1] + 1}.mat")).code == 404
 
 
 @pytest_twisted.ensureDeferred
