@@ -16,6 +16,7 @@ from twisted.logger import Logger
 
 from fibsd.wire.mat import parse_mat
 from tests.web.conftest import HOSTILE, Web, start_web, stop_web
+from tests.web.live_match import start_match
 
 _log = Logger()
 
@@ -244,3 +245,40 @@ async def test_live_viewers_are_capped(database, match_ids: list[int]) -> None: 
         await again.until(b"bob is not playing now.")
     finally:
         await stop_web(web)
+
+
+def boards(stream: Stream) -> list[str]:
+    return re.findall(r'data-board="([-0-9:]+)"', stream.data.decode("utf-8"))
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_live_board_follows_a_match_played_over_telnet(web: Web) -> None:
+    stream = await open_stream(web, "/live/alice/events")
+    await stream.until(b"alice is not playing now.")
+    players = await start_match(web)
+    await stream.until(b"data-board=")
+    start = boards(stream)[-1]
+    assert start == "0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
+    seen = len(boards(stream))
+    alice_rolls = players.alice.wait_line(lambda line: line.startswith("You roll"), "a roll")
+    await players.one_move(players.bob)
+    for _ in range(500):
+        if len(boards(stream)) > seen:
+            break
+        await deferLater(reactor, 0.01)
+    after = boards(stream)[-1]
+    assert after != start
+    # The watcher's view of alice: her name, never "You".
+    assert "alice (O)" in stream.data.decode() or "alice (X)" in stream.data.decode()
+    await alice_rolls  # the bot rolls when its turn comes
+    index = await web.get("/")
+    assert '<a href="/live/alice">alice – bob</a>' in index.text
+    assert rows(index.text)[0][:3] == ["alice", "1512.25", "60"]
+    live = await web.get("/live/alice")
+    assert f'data-board="{after}"' in live.text
+    metrics = (await web.get("/metrics")).text
+    assert "fibsd_users_online 2.0" in metrics
+    assert "fibsd_matches_running 1.0" in metrics
+    assert "fibsd_game_actions_total 3.0" in metrics  # bob's join and move, alice's roll
+    assert 'fibsd_command_seconds_count{command="move"} 1.0' in metrics
+    assert 'fibsd_command_seconds_count{command="toggle"} 2.0' in metrics
