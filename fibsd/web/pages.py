@@ -355,6 +355,8 @@ class WebSite(Site):
     """No access log: the operator log carries operator events only (and no reader's
     address is written anywhere)."""
 
+    noisy = False
+
     def log(self, request: Request) -> None:
         pass
 
