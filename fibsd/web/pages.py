@@ -155,6 +155,7 @@ class WebFace(Resource):
               content_type: bytes = b"text/html; charset=utf-8") -> None:
         request.setHeader(b"content-type", content_type)
         request.setHeader(b"x-content-type-options", b"nosniff")
+        request.setHeader(b"content-length", b"%d" % len(body))
         if request.method != b"HEAD":
             request.write(body)
         request.finish()
