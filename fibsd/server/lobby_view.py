@@ -40,6 +40,9 @@ class LobbyView:
         return [OnlinePlayer(u.name, u.rating, u.experience, u.playing, u.watching,
                              u.away is not None) for u in self._lobby.users()]
 
+    def is_online(self, name: str) -> bool:
+        return name in self._lobby.online
+
     def online_count(self) -> int:
         return len(self._lobby.online)
 

@@ -24,6 +24,7 @@ from markupsafe import Markup
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
+from twisted.web import http
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
 
@@ -160,11 +161,18 @@ class WebFace(Resource):
             request.write(body)
         request.finish()
 
+    @staticmethod
+    def _arg(request: Request, name: str) -> bytes | None:
+        """The first value of the query argument ``name``."""
+        args: dict[bytes, list[bytes]] = request.args or {}
+        values = args.get(name.encode())
+        return values[0] if values else None
+
     def _int_arg(self, request: Request, name: str) -> int | None:
-        values = request.args.get(name.encode(), [])
-        if not values:
+        value = self._arg(request, name)
+        if value is None:
             return None
-        raw = values[0].decode("ascii", "replace")
+        raw = value.decode("ascii", "replace")
         if not raw.isdigit() or len(raw) > MAX_ID_DIGITS:
             raise NotFound(f"Bad {name}.")
         return int(raw)
@@ -200,8 +208,8 @@ class WebFace(Resource):
         if user is not None:
             steps = await self.archive.rating_steps(name, RATING_HISTORY)
             chart = Markup(draw_chart(rating_path(user.rating, [s.change for s in steps])))
-        online = any(p.name == name for p in self.lobby.online())
-        playing = self.lobby.board_line(name) is not None
+        online = self.lobby.is_online(name)
+        playing = online and self.lobby.board_line(name) is not None
         self._send(request, self._page(
             "profile.html", title=name, name=name, rating=rating,
             experience=user.experience if user is not None else None, chart=chart,
@@ -292,7 +300,10 @@ class WebFace(Resource):
 
     async def live_events(self, request: Request, player: str) -> None:
         self._check_name(player)
-        if request.method == b"HEAD" or not self.live.open(player, request):
+        if request.method == b"HEAD":
+            request.setHeader(b"content-type", b"text/event-stream; charset=utf-8")
+            request.finish()
+        elif not self.live.open(player, request):
             request.setResponseCode(503)
             self._send(request, b"Too many live viewers; try again later.\n",
                        b"text/plain; charset=utf-8")
@@ -309,13 +320,16 @@ class WebFace(Resource):
             player=player, board=board, names=names_line(picture) if picture else "")
 
     async def api_matches(self, request: Request) -> None:
-        values = request.args.get(b"player", [])
-        if not values:
+        value = self._arg(request, "player")
+        if value is None:
             request.setResponseCode(400)
             self._send(request, b'{"error": "player is required"}\n',
                        b"application/json; charset=utf-8")
             return
-        name = values[0].decode("utf-8")
+        try:
+            name = value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise NotFound("No such player.") from None
         self._check_name(name)
         before = self._int_arg(request, "before")
         found = await self.archive.archived_matches(name, self.page_size + 1, before)
@@ -358,7 +372,7 @@ class WebSite(Site):
 
     noisy = False
 
-    def log(self, request: Request) -> None:
+    def log(self, request: http.Request) -> None:
         pass
 
 

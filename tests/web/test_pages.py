@@ -8,13 +8,12 @@ from html import unescape
 
 import pytest_twisted
 from twisted.internet import reactor
-from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
-from twisted.internet.protocol import Protocol
 from twisted.internet.task import deferLater
 from twisted.logger import Logger
 
 from fibsd.wire.mat import parse_mat
+from tests.server.test_app import _Recorder as Stream
 from tests.web.conftest import HOSTILE, Web, start_web, stop_web
 from tests.web.live_match import start_match
 
@@ -171,7 +170,8 @@ async def test_the_match_list_api_pages_newest_first(web: Web, match_ids: list[i
 
 @pytest_twisted.ensureDeferred
 async def test_unknown_paths_are_404(web: Web) -> None:
-    for path in ("/nothing", "/players/", "/matches/", "/static/other.css", "/players/%ff"):
+    for path in ("/nothing", "/players/", "/matches/", "/static/other.css", "/players/%ff",
+                 "/api/matches?player=%ff", "/players/alice?before=-1"):
         assert (await web.get(path)).code == 404, path
 
 
@@ -193,29 +193,8 @@ async def test_metrics_count_the_operator_events(web: Web) -> None:
     assert "fibsd_game_actions_total 0.0" in text
 
 
-class Stream(Protocol):
-    """A raw HTTP client that keeps what arrives (a Server-Sent Events stream)."""
-
-    def __init__(self) -> None:
-        self.data = b""
-        self.waiting: tuple[bytes, Deferred[None]] | None = None
-
-    def dataReceived(self, data: bytes) -> None:
-        self.data += data
-        if self.waiting is not None and self.waiting[0] in self.data:
-            self.waiting[1].callback(None)
-            self.waiting = None
-
-    def until(self, text: bytes) -> Deferred[None]:
-        deferred: Deferred[None] = Deferred()
-        if text in self.data:
-            deferred.callback(None)
-        else:
-            self.waiting = (text, deferred)
-        return deferred.addTimeout(10, reactor)
-
-
 async def open_stream(web: Web, path: str) -> Stream:
+    """A raw HTTP client that keeps what arrives (a Server-Sent Events stream)."""
     stream = Stream()
     port = web.http.getHost().port
     await connectProtocol(TCP4ClientEndpoint(reactor, "127.0.0.1", port), stream)
@@ -229,7 +208,7 @@ async def test_live_viewers_are_capped(database, match_ids: list[int]) -> None: 
     web = await start_web(database, web_live_viewers=1)
     try:
         first = await open_stream(web, "/live/alice/events")
-        await first.until(b"is not playing now.")
+        await first.expect(b"is not playing now.")
         assert b"content-type: text/event-stream" in first.data.lower()
         refused = await web.get("/live/bob/events")
         assert refused.code == 503
@@ -242,7 +221,7 @@ async def test_live_viewers_are_capped(database, match_ids: list[int]) -> None: 
                 break
             await deferLater(reactor, 0.01)
         again = await open_stream(web, "/live/bob/events")
-        await again.until(b"bob is not playing now.")
+        await again.expect(b"bob is not playing now.")
     finally:
         await stop_web(web)
 
@@ -254,9 +233,9 @@ def boards(stream: Stream) -> list[str]:
 @pytest_twisted.ensureDeferred
 async def test_a_live_board_follows_a_match_played_over_telnet(web: Web) -> None:
     stream = await open_stream(web, "/live/alice/events")
-    await stream.until(b"alice is not playing now.")
+    await stream.expect(b"alice is not playing now.")
     players = await start_match(web)
-    await stream.until(b"data-board=")
+    await stream.expect(b"data-board=")
     start = boards(stream)[-1]
     assert start == "0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
     seen = len(boards(stream))
