@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from html import unescape
 
 import pytest_twisted
@@ -11,8 +12,12 @@ from twisted.internet import reactor
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
 from twisted.internet.task import deferLater
 from twisted.logger import Logger
+from twisted.web.client import Agent, readBody
 
+from fibsd.__main__ import Options
+from fibsd.app import FibsService
 from fibsd.wire.mat import parse_mat
+from tests.helpers import make_settings
 from tests.server.test_app import _Recorder as Stream
 from tests.web.conftest import HOSTILE, Web, start_web, stop_web
 from tests.web.live_match import start_match
@@ -261,3 +266,33 @@ async def test_a_live_board_follows_a_match_played_over_telnet(web: Web) -> None
     assert "fibsd_game_actions_total 3.0" in metrics  # bob's join and move, alice's roll
     assert 'fibsd_command_seconds_count{command="move"} 1.0' in metrics
     assert 'fibsd_command_seconds_count{command="toggle"} 2.0' in metrics
+
+
+def test_the_web_port_option() -> None:
+    options = Options()
+    options.parseOptions(["--web-port", "8181"])
+    assert options.settings().web_port == 8181
+    options = Options()
+    options.parseOptions([])
+    assert options.settings().web_port == 8080  # config/fibsd.toml's default
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_server_listens_on_web_port(database, match_ids: list[int]) -> None:  # noqa: ANN001
+    with socket.socket() as probe:  # a port free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    settings = make_settings(port=0, interface="127.0.0.1", database=str(database),
+                             web_port=free)
+    service = FibsService(settings, reactor)
+    service.startService()
+    try:
+        await service.listening
+        assert service.web_port is not None and service.web_port.getHost().port == free
+        response = await Agent(reactor).request(b"GET", f"http://127.0.0.1:{free}/ratings"
+                                                .encode())
+        assert response.code == 200
+        await readBody(response)
+    finally:
+        await service.stopService()
+    assert service.web_port.connected == 0  # stopped listening
