@@ -47,6 +47,7 @@ MAX_NAME = 64  # longer path names are not looked up
 MAX_ID_DIGITS = 18
 REPLAY_CACHE = 32  # replays kept (a record never changes once finished)
 RATING_HISTORY = 200  # matches shown in a profile's chart
+IDLE_TIMEOUT = 60  # seconds an HTTP connection may wait between requests
 Handler = Callable[..., Awaitable[None]]
 
 
@@ -379,4 +380,4 @@ class WebSite(Site):
 def make_site(lobby: LobbySource, db: Any, settings: Settings, clock: IReactorTime,
               metrics: metrics_module.Metrics) -> tuple[WebSite, WebFace]:
     face = WebFace(lobby, Archive(db), settings, clock, metrics)
-    return WebSite(face), face
+    return WebSite(face, timeout=IDLE_TIMEOUT), face
