@@ -79,6 +79,12 @@ def mat_text_of(archived: ArchivedMatch) -> str:
                     match_id=archived.id)
 
 
+def _gone(request: Request) -> bool:
+    """The reader left while the page was being made (twisted.web drops ``channel``
+    when the connection is lost or the request finished)."""
+    return getattr(request, "channel", None) is None
+
+
 class WebFace(Resource):
     isLeaf = True
 
@@ -133,8 +139,9 @@ class WebFace(Resource):
         try:
             await handler(request, *args)
         except NotFound as error:
-            self._not_found(request, str(error))
-            request.finish()
+            if not _gone(request):
+                self._not_found(request, str(error))
+                request.finish()
         except Exception:
             _log.failure("web page {path} failed", path=request.path.decode("ascii", "replace"))
             request.setResponseCode(500)
@@ -155,6 +162,8 @@ class WebFace(Resource):
     @staticmethod
     def _send(request: Request, body: bytes,
               content_type: bytes = b"text/html; charset=utf-8") -> None:
+        if _gone(request):
+            return
         request.setHeader(b"content-type", content_type)
         request.setHeader(b"x-content-type-options", b"nosniff")
         request.setHeader(b"content-length", b"%d" % len(body))

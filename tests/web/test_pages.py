@@ -11,7 +11,7 @@ import pytest_twisted
 from twisted.internet import reactor
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
 from twisted.internet.task import deferLater
-from twisted.logger import Logger
+from twisted.logger import Logger, globalLogPublisher
 from twisted.web.client import Agent, readBody
 
 from fibsd.__main__ import Options
@@ -296,3 +296,20 @@ async def test_the_server_listens_on_web_port(database, match_ids: list[int]) ->
     finally:
         await service.stopService()
     assert service.web_port.connected == 0  # stopped listening
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_reader_who_leaves_before_the_page_is_ready_costs_nothing(web: Web) -> None:
+    """The page waits for the database thread; the connection is gone by then."""
+    errors: list[dict] = []
+    observer = errors.append
+    globalLogPublisher.addObserver(observer)
+    try:
+        stream = await open_stream(web, "/players/alice")
+        assert stream.transport is not None
+        stream.transport.loseConnection()  # after the request is sent
+        await stream.lost
+        assert (await web.get("/players/alice")).code == 200  # after the first one's turn
+    finally:
+        globalLogPublisher.removeObserver(observer)
+    assert [e for e in errors if e.get("log_failure") is not None] == []
