@@ -111,6 +111,16 @@ class PasswordCost:
 
 
 @dataclass(frozen=True)
+class Archive:
+    """The match archive over telnet: ``archive`` pages and ``export`` (.mat) texts."""
+
+    site: str = "fibsd"
+    page_size: int = checked(20, between(1, 200))
+    max_export_bytes: int = checked(262144, between(1024))
+    exports_per_minute: int = checked(6, between(1))
+
+
+@dataclass(frozen=True)
 class Settings:
     interface: str = "0.0.0.0"
     port: int = checked(4321, between(0, 65535))
@@ -129,6 +139,7 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     new_accounts: AccountDefaults = field(default_factory=AccountDefaults)
     passwords: PasswordCost = field(default_factory=PasswordCost)
+    archive: Archive = field(default_factory=Archive)
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:

@@ -412,6 +412,12 @@ TEXT_RULES: tuple[Rule, ...] = (
           r"|(?:  | \*)@ +(?:[0-9]+|unlimited) +[0-9]+ +- +[0-9]+|@ has (?:no|[0-9]+) saved games?\.)$",
           ev.Information, kind="saved"),
     _rule(r"^(?P<text>Watching players:|@ is watching @\.)$", ev.Information, kind="watchers"),
+    # fibsd's match archive (protocol/export.md)
+    _rule(r"^(?P<text>Finished matches of @, newest first \(times in UTC\):|#[0-9]+ [0-9-]+ [0-9:]+ @ [0-9]+"
+          r" - @ [0-9]+ \((?:[0-9]+ point|unlimited) match\)|Type 'archive @ [0-9]+' for more\.)$",
+          ev.Information, kind="archive"),
+    _rule(r"^Match #(?P<match_id>[0-9]+) in \.mat format, (?P<lines>[0-9]+) lines:$", ev.ExportStart),
+    _rule(r"^End of match #(?P<match_id>[0-9]+)\.$", ev.ExportEnd),
     _rule(r"^(?P<text>None of the users is away\.|The following users are away:)$", ev.Information, kind="away"),
     _rule(r"^(?P<text>Your email address is '.*'\.|Password changed\.)$", ev.Information, kind="account"),
     _rule(r"^(?P<text>max_logins is [0-9]+ \(maximum: [0-9]+\))$", ev.Information, kind="show"),
@@ -451,6 +457,7 @@ class Phase(Enum):
     TELNET_MOTD = "telnet motd"  # after a telnet login, until its first "> ": free text is MotdLine
     RUN = "run"  # logged in: free text is Unknown
     GONE = "gone"  # after Goodbye.: free text is Farewell
+    EXPORT = "export"  # the counted lines after ExportStart: every line is MatLine
 
 
 @dataclass
@@ -458,8 +465,14 @@ class LineReader:
     """``classify`` plus the little context FCM keeps (its login, MOTD and run states)."""
 
     phase: Phase = field(default=Phase.LOGIN)
+    mat_lines: int = 0  # lines of .mat text still to come (Phase.EXPORT)
 
     def feed(self, line: str) -> ev.Event:
+        if self.phase is Phase.EXPORT:
+            self.mat_lines -= 1
+            if self.mat_lines <= 0:
+                self.phase = Phase.RUN
+            return ev.MatLine(line)
         if self.phase is Phase.MOTD:
             if line == "4":
                 self.phase = Phase.RUN
@@ -478,6 +491,8 @@ class LineReader:
             self.phase = Phase.RUN
         elif isinstance(event, ev.Goodbye):
             self.phase = Phase.GONE
+        elif isinstance(event, ev.ExportStart) and event.lines > 0:
+            self.phase, self.mat_lines = Phase.EXPORT, event.lines
         return event
 
     _free_text: ClassVar[dict[Phase, Callable[[str], ev.Event]]] = {

@@ -83,15 +83,9 @@ class FinishedMatch:
     record: str  # the full record, opaque here
     winner_rating_change: float = 0.0
     loser_rating_change: float = 0.0
-
-
-@dataclass(frozen=True)
-class ArchivedMatch:
-    """A finished match with the id the archive gives it (web pages and exports name a
-    match by it); ids grow in the order matches finish."""
-
-    id: int
-    match: FinishedMatch
+    # the archive's number for the match, set by the store when it reads one back
+    # (None before it is stored); not part of a result's equality
+    id: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -174,20 +168,20 @@ class Store(Protocol):
         """Every finished match ``name`` played, oldest first."""
         ...
 
-    # the archive, read only (the web face)
-    def archived_match(self, match_id: int) -> ArchivedMatch | None:
-        """The finished match with this id."""
+    def recent_finished_matches(
+        self, name: str, limit: int, offset: int = 0
+    ) -> list[FinishedMatch]:
+        """At most ``limit`` of the matches ``name`` played, newest first, skipping the
+        ``offset`` newest (a page of the archive; reads no more rows than it returns)."""
         ...
 
-    def archived_matches(self, name: str, limit: int,
-                         before: int | None = None) -> list[ArchivedMatch]:
-        """At most ``limit`` of ``name``'s finished matches with ids below ``before``
-        (all, when None), newest first."""
+    def finished_match(self, match_id: int) -> FinishedMatch | None:
+        """The finished match with this ``id``, or ``None``."""
         ...
 
     def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
         """``name``'s rating changes in his last ``limit`` finished matches, oldest
-        first."""
+        first (the web face's rating chart)."""
         ...
 
     def close(self) -> None: ...

@@ -15,9 +15,9 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from fibsd.store import (
-    ArchivedMatch,
     FinishedMatch,
     NameTaken,
     RatingStep,
@@ -38,6 +38,11 @@ _MATCH_COLUMNS = (
     "winner, loser, length, winner_points, loser_points, finished, record,"
     " winner_rating_change, loser_rating_change"
 )
+
+
+def _finished(row: tuple[Any, ...]) -> FinishedMatch:
+    """A ``finished_matches`` row read as ``id, <_MATCH_COLUMNS>``."""
+    return FinishedMatch(*row[1:], id=row[0])
 
 
 def _pair(player_a: str, player_b: str) -> tuple[str, str]:
@@ -276,33 +281,33 @@ class SQLiteStore:
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         rows = self._conn.execute(
-            f"SELECT {_MATCH_COLUMNS} FROM finished_matches"
+            f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
             " WHERE winner = ? OR loser = ? ORDER BY finished, id",
             (name, name),
         ).fetchall()
-        return [FinishedMatch(*row) for row in rows]
+        return [_finished(row) for row in rows]
 
-    def archived_match(self, match_id: int) -> ArchivedMatch | None:
+    def recent_finished_matches(
+        self, name: str, limit: int, offset: int = 0
+    ) -> list[FinishedMatch]:
+        # each half walks its own (player, finished) index backwards
+        rows = self._conn.execute(
+            f"SELECT id, {_MATCH_COLUMNS} FROM ("
+            f" SELECT * FROM (SELECT * FROM finished_matches WHERE winner = ?"
+            "  ORDER BY finished DESC, id DESC LIMIT ?)"
+            " UNION ALL"
+            f" SELECT * FROM (SELECT * FROM finished_matches WHERE loser = ? AND winner != ?"
+            "  ORDER BY finished DESC, id DESC LIMIT ?))"
+            " ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?",
+            (name, limit + offset, name, name, limit + offset, limit, offset),
+        ).fetchall()
+        return [_finished(row) for row in rows]
+
+    def finished_match(self, match_id: int) -> FinishedMatch | None:
         row = self._conn.execute(
             f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches WHERE id = ?", (match_id,)
         ).fetchone()
-        return None if row is None else ArchivedMatch(row[0], FinishedMatch(*row[1:]))
-
-    def archived_matches(self, name: str, limit: int,
-                         before: int | None = None) -> list[ArchivedMatch]:
-        # One query per player column, each walking its own (player, finished) index.
-        bound = before if before is not None else 2**63 - 1
-        rows = self._conn.execute(
-            f"SELECT id, {_MATCH_COLUMNS} FROM ("
-            f" SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
-            "  WHERE winner = ? AND id < ? ORDER BY id DESC LIMIT ?)"
-            f" UNION ALL SELECT * FROM ("
-            f" SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
-            "  WHERE loser = ? AND winner <> ? AND id < ? ORDER BY id DESC LIMIT ?)"
-            " ORDER BY id DESC LIMIT ?",
-            (name, bound, limit, name, name, bound, limit, limit),
-        ).fetchall()
-        return [ArchivedMatch(row[0], FinishedMatch(*row[1:])) for row in rows]
+        return None if row is None else _finished(row)
 
     def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
         rows = self._conn.execute(

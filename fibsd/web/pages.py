@@ -14,7 +14,6 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
@@ -23,13 +22,14 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
+from twisted.internet.threads import deferToThread
 from twisted.logger import Logger
 from twisted.web import http
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
 
 from fibsd.config import Settings
-from fibsd.store import ArchivedMatch
+from fibsd.store import FinishedMatch
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
 from fibsd.web.chart_svg import draw_chart, rating_path
@@ -38,6 +38,7 @@ from fibsd.web.replay import Replay, UnreadableRecord, replay
 from fibsd.web.sources import Archive, LobbySource
 from fibsd.wire.board import InvalidBoardLine, parse_board
 from fibsd.wire.listings_text import rank_players
+from fibsd.wire.archive_text import finished_at
 from fibsd.wire.mat import mat_text
 
 _log = Logger()
@@ -60,7 +61,7 @@ def _segment(value: str) -> str:
 
 
 def _when(unix: int) -> str:
-    return datetime.fromtimestamp(unix, UTC).isoformat().replace("+00:00", "Z")
+    return finished_at(unix).isoformat().replace("+00:00", "Z")
 
 
 def make_environment() -> Environment:
@@ -71,12 +72,24 @@ def make_environment() -> Environment:
     return env
 
 
-def mat_text_of(archived: ArchivedMatch) -> str:
-    """The match as GNU Backgammon's .mat text (``fibsd.wire.mat``)."""
-    data = json.loads(archived.match.record)
-    finished = datetime.fromtimestamp(archived.match.finished, UTC)
-    return mat_text(data["match"], data["players"], date=finished, site="fibsd",
-                    match_id=archived.id)
+class Recent(OrderedDict[int, Any]):
+    """The last ``size`` values made, by match id (a finished match never changes)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def keep(self, key: int, value: Any) -> Any:
+        self[key] = value
+        if len(self) > self.size:
+            self.popitem(last=False)
+        return value
+
+    def find(self, key: int) -> Any:
+        value = self.get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
 
 
 def _gone(request: Request) -> bool:
@@ -99,7 +112,10 @@ class WebFace(Resource):
         self.env = make_environment()
         self.live = LiveBoards(clock, lobby.board_line, self._live_fragment,
                                settings.web_live_viewers)
-        self._replays: OrderedDict[int, Replay] = OrderedDict()
+        self.site = settings.archive.site
+        # Replays and .mat texts cost ~10 ms of CPU a game: made in a thread, kept.
+        self._replays = Recent(REPLAY_CACHE)
+        self._mats = Recent(REPLAY_CACHE)
         self._routes: list[tuple[re.Pattern[str], Handler]] = [
             (re.compile(r"/"), self.index),
             (re.compile(r"/ratings"), self.ratings),
@@ -208,9 +224,10 @@ class WebFace(Resource):
 
     async def profile(self, request: Request, name: str) -> None:
         self._check_name(name)
-        before = self._int_arg(request, "before")
+        page = self._int_arg(request, "page") or 1
         user = await self.archive.get_user(name)
-        matches = await self.archive.archived_matches(name, self.page_size + 1, before)
+        matches = await self.archive.recent_finished_matches(
+            name, self.page_size + 1, (page - 1) * self.page_size)
         if user is None and not matches:
             raise NotFound("No such player.")
         rating = user.rating if user is not None else None
@@ -223,58 +240,54 @@ class WebFace(Resource):
         self._send(request, self._page(
             "profile.html", title=name, name=name, rating=rating,
             experience=user.experience if user is not None else None, chart=chart,
-            matches=[self._row(a, name) for a in matches[: self.page_size]],
-            older=matches[self.page_size - 1].id if len(matches) > self.page_size else None,
+            matches=[self._row(m, name) for m in matches[: self.page_size]], page=page,
+            older=len(matches) > self.page_size,
             online=online, playing=playing))
 
     @staticmethod
-    def _row(archived: ArchivedMatch, name: str) -> dict[str, Any]:
-        m = archived.match
+    def _row(m: FinishedMatch, name: str) -> dict[str, Any]:
         won = m.winner == name
         change = m.winner_rating_change if won else m.loser_rating_change
-        return {"id": archived.id, "opponent": m.loser if won else m.winner, "won": won,
+        return {"id": m.id, "opponent": m.loser if won else m.winner, "won": won,
                 "length": m.length, "score": (m.winner_points, m.loser_points),
                 "finished": m.finished, "change": change}
 
-    async def _replay(self, match_id: int) -> tuple[ArchivedMatch, Replay]:
-        archived = await self.archive.archived_match(match_id)
-        if archived is None:
+    async def _finished(self, match_id: int) -> FinishedMatch:
+        found = await self.archive.finished_match(match_id)
+        if found is None:
             raise NotFound("No such match.")
-        cached = self._replays.get(match_id)
-        if cached is None:
+        return found
+
+    async def _replay(self, match_id: int) -> tuple[FinishedMatch, Replay]:
+        found = await self._finished(match_id)
+        played = self._replays.find(match_id)
+        if played is None:
             try:
-                cached = replay(archived.match.record)
+                played = self._replays.keep(match_id, await deferToThread(replay, found.record))
             except UnreadableRecord as error:
                 _log.warn("match {id} cannot be replayed: {error}", id=match_id,
                           error=str(error))
                 raise NotFound("This match cannot be replayed.") from error
-            self._replays[match_id] = cached
-            if len(self._replays) > REPLAY_CACHE:
-                self._replays.popitem(last=False)
-        else:
-            self._replays.move_to_end(match_id)
-        return archived, cached
+        return found, played
 
     async def match_page(self, request: Request, raw_id: str) -> None:
-        archived, played = await self._replay(int(raw_id))
+        m, played = await self._replay(int(raw_id))
         last = len(played.steps) - 1
         step = self._int_arg(request, "step")
         step = last if step is None else step
         if step > last:
             raise NotFound("No such step.")
         shown = played.steps[step]
-        m = archived.match
         self._send(request, self._page(
-            "match.html", title=f"{m.winner} - {m.loser}", id=archived.id, match=m,
+            "match.html", title=f"{m.winner} - {m.loser}", id=m.id, match=m,
             replay=played, step=step, last=last, shown=shown,
             board=Markup(draw_board(shown.picture, names_line(shown.picture))),
             names=names_line(shown.picture), starts=played.game_starts()))
 
     async def match_json(self, request: Request, raw_id: str) -> None:
-        archived, played = await self._replay(int(raw_id))
-        m = archived.match
+        m, played = await self._replay(int(raw_id))
         data = {
-            "id": archived.id,
+            "id": m.id,
             "players": list(played.players),
             "length": m.length,
             "finished": _when(m.finished),
@@ -289,17 +302,20 @@ class WebFace(Resource):
                    b"application/json; charset=utf-8")
 
     async def match_mat(self, request: Request, raw_id: str) -> None:
-        archived = await self.archive.archived_match(int(raw_id))
-        if archived is None:
-            raise NotFound("No such match.")
-        try:
-            text = mat_text_of(archived)
-        except (ValueError, KeyError, IndexError, TypeError) as error:
-            _log.warn("match {id} cannot be exported: {error}", id=archived.id,
-                      error=str(error))
-            raise NotFound("This match cannot be exported.") from error
+        match_id = int(raw_id)
+        text = self._mats.find(match_id)
+        if text is None:
+            found = await self._finished(match_id)
+            try:
+                text = self._mats.keep(match_id, await deferToThread(
+                    mat_text, found.record, date=finished_at(found.finished), site=self.site,
+                    match_id=match_id))
+            except (ValueError, KeyError, TypeError) as error:
+                _log.warn("match {id} cannot be exported: {error}", id=match_id,
+                          error=str(error))
+                raise NotFound("This match cannot be exported.") from error
         request.setHeader(b"content-disposition",
-                          f'attachment; filename="fibsd-{archived.id}.mat"'.encode())
+                          f'attachment; filename="fibsd-{match_id}.mat"'.encode())
         self._send(request, text.encode("utf-8"), b"text/plain; charset=utf-8")
 
     async def live_page(self, request: Request, player: str) -> None:
@@ -341,22 +357,23 @@ class WebFace(Resource):
         except UnicodeDecodeError:
             raise NotFound("No such player.") from None
         self._check_name(name)
-        before = self._int_arg(request, "before")
-        found = await self.archive.archived_matches(name, self.page_size + 1, before)
+        page = self._int_arg(request, "page") or 1
+        found = await self.archive.recent_finished_matches(
+            name, self.page_size + 1, (page - 1) * self.page_size)
         shown = found[: self.page_size]
         data = {
             "player": name,
             "matches": [{
-                "id": a.id,
-                "players": [a.match.winner, a.match.loser],
-                "winner": a.match.winner,
-                "length": a.match.length,
-                "score": [a.match.winner_points, a.match.loser_points],
-                "finished": _when(a.match.finished),
-                "mat": f"/matches/{a.id}.mat",
-                "json": f"/matches/{a.id}.json",
-            } for a in shown],
-            "next": (f"/api/matches?player={_segment(name)}&before={shown[-1].id}"
+                "id": m.id,
+                "players": [m.winner, m.loser],
+                "winner": m.winner,
+                "length": m.length,
+                "score": [m.winner_points, m.loser_points],
+                "finished": _when(m.finished),
+                "mat": f"/matches/{m.id}.mat",
+                "json": f"/matches/{m.id}.json",
+            } for m in shown],
+            "next": (f"/api/matches?player={_segment(name)}&page={page + 1}"
                      if len(found) > self.page_size else None),
         }
         self._send(request, json.dumps(data).encode("utf-8"),

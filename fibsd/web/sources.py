@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from twisted.internet.defer import Deferred
 
-from fibsd.store import ArchivedMatch, RatingStep, UserRecord
+from fibsd.store import FinishedMatch, RatingStep, UserRecord
 
 
 class OnlinePlayer(Protocol):
@@ -50,7 +50,7 @@ class LobbySource(Protocol):
 
 # The store methods the web face may call: reads only (tests/test_layering.py checks
 # that fibsd/web names no other store method).
-READS = ("get_user", "ratings", "archived_match", "archived_matches", "rating_steps")
+READS = ("get_user", "ratings", "finished_match", "recent_finished_matches", "rating_steps")
 
 
 class Archive:
@@ -67,14 +67,14 @@ class Archive:
         d: Deferred[list[tuple[str, float, int]]] = self._db.call("ratings")
         return d
 
-    def archived_match(self, match_id: int) -> Deferred[ArchivedMatch | None]:
-        d: Deferred[ArchivedMatch | None] = self._db.call("archived_match", match_id)
+    def finished_match(self, match_id: int) -> Deferred[FinishedMatch | None]:
+        d: Deferred[FinishedMatch | None] = self._db.call("finished_match", match_id)
         return d
 
-    def archived_matches(self, name: str, limit: int,
-                         before: int | None = None) -> Deferred[list[ArchivedMatch]]:
-        d: Deferred[list[ArchivedMatch]] = self._db.call("archived_matches", name, limit,
-                                                          before)
+    def recent_finished_matches(self, name: str, limit: int,
+                                offset: int = 0) -> Deferred[list[FinishedMatch]]:
+        d: Deferred[list[FinishedMatch]] = self._db.call("recent_finished_matches", name,
+                                                          limit, offset)
         return d
 
     def rating_steps(self, name: str, limit: int) -> Deferred[list[RatingStep]]:

@@ -23,9 +23,7 @@ from fibsd.rules.events import (
     Moved,
     OpeningRoll,
     Redoubled,
-    ResignAccepted,
     ResignOffered,
-    ResignRejected,
     Rolled,
 )
 from fibsd.rules.notation import format_fibs_moves
@@ -237,12 +235,14 @@ def no_old_board(name: str) -> str:
 # -- oldmoves (the list of a game's moves, game-play.md 7.5) ----------------------------
 
 def _action(event: Event) -> tuple[int, str] | None:
-    """(player, word) of a cube or resignation step."""
+    """(player, word) of a cube or resignation step.  The answer to a resignation has
+    no line (FIBS's listing goes from ``wants to resign`` to ``wins``): ``accepts`` and
+    ``rejects`` answer doubles only, which is how importers such as gnubg's read them."""
     if isinstance(event, (Doubled, Redoubled)):
         return event.player, "doubles"
-    if isinstance(event, (DoubleAccepted, ResignAccepted)):
+    if isinstance(event, DoubleAccepted):
         return event.player, "accepts"
-    if isinstance(event, (DoubleRejected, ResignRejected)):
+    if isinstance(event, DoubleRejected):
         return event.player, "rejects"
     if isinstance(event, ResignOffered):
         return event.player, "wants to resign"

@@ -9,9 +9,11 @@ the left and player 2's on the right.  fibsd's choices (protocol/export.md):
 * Player 1 (left column) is the record's player 0, the one who invited.
 * Moves are written one checker step per die, in the order played, in the mover's own
   numbering (bar 25, off 0), a hit marked ``*``: ``52: 13/8 13/11*``.
-* The opening roll is written as the first move, the winner's die first; opening ties,
-  and dice rolled and never played (the roller resigned), leave no trace.
-* A roll with no legal play is the dice alone: ``65:``.
+* The opening roll is written as the first move, the winner's die first; opening ties
+  leave no trace.
+* A roll with no legal play is the dice alone: ``65:``; so are dice rolled and never
+  played because the game was resigned (the opening roll of a game resigned before its
+  first move too): readers need them to see the game begun.
 * ``Doubles => <cube>``, ``Beavers => <cube>``, ``Raccoons => <cube>`` (an instant
   redouble, unlimited matches only), ``Takes``, ``Drops``.
 * Every game that ended gets ``Wins <n> point(s)`` in the winner's column, ``and the
@@ -28,6 +30,7 @@ Pure: no I/O, no clock; the date is given.
 from __future__ import annotations
 
 import datetime
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +56,7 @@ _LEFT_WIDTH = 27  # gnubg's "%3d) %-27s " columns: the right column starts at 33
 _NAME_WIDTH = 31  # gnubg's " %-31s%s : %d" score line
 _RIGHT_WINS_INDENT = 34
 _LEFT_WINS_INDENT = 6
+_LEFT_WINS_END = "  "
 _REDOUBLE_WORDS = ("Beavers", "Raccoons")
 
 
@@ -108,8 +112,8 @@ class MatMatch:
 # -- writing -------------------------------------------------------------------------------
 
 def mat_text(
-    record: Mapping[str, Any],
-    players: Sequence[str],
+    record: Mapping[str, Any] | str,
+    players: Sequence[str] | None = None,
     *,
     date: datetime.date | None = None,
     site: str = "",
@@ -117,13 +121,22 @@ def mat_text(
 ) -> str:
     """The ``.mat`` text of a match.
 
-    ``record`` is the rules record (``Match.to_record()``; in a stored finished match it
-    is ``json.loads(record)["match"]``), ``players`` its two names by player index.
+    ``record`` is either the rules record (``Match.to_record()``) with ``players`` its
+    two names by player index, or a match as the server stores it (the ``record`` of a
+    ``FinishedMatch`` or ``SavedMatch``: JSON text, or decoded, holding ``players`` and
+    the rules record as ``match``), whose own names serve unless ``players`` is given.
     ``date`` (a ``datetime`` adds the time of day) and ``site`` go in the header; so
-    does ``match_id`` as ``[Match ID]``.  Raises ``InvalidRecord`` for a record the rules
-    engine cannot replay.  A game still under way is written as far as it went.
+    does ``match_id`` as ``[Match ID]``.  Raises ``InvalidRecord`` for a record the
+    rules engine cannot replay (``ValueError`` for text that is not JSON).  A game
+    still under way is written as far as it went.
     """
-    match = Match.from_record(record)
+    data: Any = json.loads(record) if isinstance(record, str) else record
+    if isinstance(data, Mapping) and "match" in data and "players" in data:
+        players = players or data["players"]
+        data = data["match"]
+    if players is None or len(players) != 2:
+        raise ValueError("mat_text needs the two players' names")
+    match = Match.from_record(data)
     names = (str(players[0]), str(players[1]))
     lines = _header(match, names, date, site, match_id)
     lines += [f" {match.length} point match", ""]
@@ -134,7 +147,8 @@ def mat_text(
         lines.append(_score_line(names, (score[0], score[1])))
         lines += _game_lines(game.history)
         if match.over and number == match.number:
-            lines[-1] += " and the match"
+            lines[-1] = lines[-1].rstrip() + " and the match" + (
+                _LEFT_WINS_END if game.result is not None and game.result.winner == 0 else "")
         lines.append("")
         if game.result is not None:
             score[game.result.winner] += game.result.points
@@ -220,20 +234,26 @@ def _game_lines(history: Sequence[Any]) -> list[str]:
         elif isinstance(event, DoubleRejected):
             put(event.player, "Drops")
         elif isinstance(event, GameWon):
+            for player, d in sorted(dice.items()):  # rolled, then the game was resigned
+                put(player, f"{d[0]}{d[1]}:")
             close()
-            indent = _LEFT_WINS_INDENT if event.winner == 0 else _RIGHT_WINS_INDENT
-            lines.append(" " * indent + f"Wins {_points(event.points)}")
+            wins = f"Wins {_points(event.points)}"
+            if event.winner == 0:  # two blanks after it, as after every left column
+                lines.append(" " * _LEFT_WINS_INDENT + wins + _LEFT_WINS_END)
+            else:
+                lines.append(" " * _RIGHT_WINS_INDENT + wins)
     close()
     return lines
 
 
 def _numbered(number: int, left: str, right: str) -> str:
-    prefix = f"{number:3d}) "
-    if not right:
-        return prefix + left
-    # at least two blanks between the columns: gnubg splits a line without two ':'
-    # at the first double blank after column 15
-    gap = "  " if len(left) >= _LEFT_WIDTH else " "
+    """gnubg splits a line without two ':' at its first double blank after column 15,
+    and where it finds none it reads the right column of the line before again (gnubg
+    1.07 keeps that pointer): so two blanks always follow the left column, even when
+    the right one is empty."""
+    # a line never starts with a digit (clients read those as CLIP lines): " 100) "
+    prefix = f"{number:3d}) " if number < 100 else f" {number}) "
+    gap = "  " if len(left) >= _LEFT_WIDTH or not right else " "
     return f"{prefix}{left:<{_LEFT_WIDTH}}{gap}{right}"
 
 
@@ -390,8 +410,8 @@ def _replay_game(match: Match, game: MatGame) -> None:
         player = action.player
         current = match.game
         assert current is not None
-        if action.kind == "move":
-            if index:
+        if action.kind == "move":  # no moves: the roll could not be played, or the
+            if index:                # game was resigned before it was
                 match.roll(player, ScriptedDice([action.dice]))
             if action.moves:
                 match.move(player, [(src, dst) for src, dst, _ in action.moves])

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from fibsd.store import (
-    ArchivedMatch,
     FinishedMatch,
     NameTaken,
     RatingStep,
@@ -286,25 +285,27 @@ def test_a_result_may_name_players_without_accounts(any_store: Store) -> None:
     assert any_store.finished_matches("gone") == [match]
 
 
-# the archive (read by the web face)
-
-
-def test_archived_matches_by_id_newest_first_in_pages(any_store: Store) -> None:
-    matches = [finished("alice", "bob", 6000), finished("carol", "bob", 6500),
-               finished("bob", "alice", 7000, winner_rating_change=3.25,
-                        loser_rating_change=-3.25), finished("alice", "alice", 7500)]
-    for match in matches:
+def test_the_archive_pages_newest_first_with_ids(any_store: Store) -> None:
+    results = [finished("alice", "bob", 6000), finished("bob", "alice", 7000),
+               finished("carol", "bob", 6500), finished("alice", "carol", 7000),
+               finished("dave", "alice", 5000)]
+    for match in results:
         any_store.record_finished_match(match)
-    newest = any_store.archived_matches("alice", 10)
-    assert [a.match for a in newest] == [matches[3], matches[2], matches[0]]
-    ids = [a.id for a in newest]
-    assert ids == sorted(ids, reverse=True) and len(set(ids)) == 3
-    assert any_store.archived_matches("alice", 2) == newest[:2]
-    assert any_store.archived_matches("alice", 2, before=newest[1].id) == newest[2:]
-    assert any_store.archived_matches("alice", 5, before=newest[2].id) == []
-    assert any_store.archived_matches("dave", 5) == []
-    assert any_store.archived_match(ids[1]) == ArchivedMatch(ids[1], matches[2])
-    assert any_store.archived_match(max(ids) + 100) is None
+    everything = any_store.finished_matches("alice")
+    ids = [match.id for match in everything]
+    assert all(isinstance(i, int) for i in ids) and len(set(ids)) == 4
+    newest = list(reversed(everything))  # equal times: the later stored first
+    assert [m.finished for m in newest] == [7000, 7000, 6000, 5000]
+    assert newest[0].loser == "carol"
+    assert any_store.recent_finished_matches("alice", 10) == newest
+    assert [m.id for m in any_store.recent_finished_matches("alice", 10)] == ids[::-1]
+    assert [m.id for m in any_store.recent_finished_matches("alice", 2)] == ids[::-1][:2]
+    assert [m.id for m in any_store.recent_finished_matches("alice", 2, 2)] == ids[::-1][2:]
+    assert any_store.recent_finished_matches("alice", 2, 4) == []
+    assert any_store.recent_finished_matches("nobody", 5) == []
+    one = any_store.finished_match(ids[1])
+    assert one == everything[1] and one is not None and one.id == ids[1]
+    assert any_store.finished_match(max(ids) + 100) is None
 
 
 def test_rating_steps_are_the_players_own_changes_oldest_first(any_store: Store) -> None:

@@ -75,7 +75,7 @@ def seed(database: Path) -> list[int]:
     store.set_rating("alice", 1512.25, 60)
     store.set_rating("bob", 1490.0, 55)
     store.set_rating("carol", 1503.0, 10)
-    ids = [a.id for a in store.archived_matches("alice", 10)][::-1]
+    ids = [m.id for m in store.finished_matches("alice")]
     store.close()
     return ids
 

@@ -17,6 +17,7 @@ from fibsd.rules.events import (
     Moved,
     OpeningRoll,
     Redoubled,
+    ResignAccepted,
     ResignOffered,
     ResignRejected,
     Rolled,
@@ -216,11 +217,15 @@ def test_moves_list_of_a_game() -> None:
         "X: accepts",
         "O: (4 2) can't move",
         "X: (1 1) bar-1 19-off",
-        "O: wants to resign",
-        "X: rejects",
+        "O: wants to resign",  # refused: no line, gnubg would read a drop
         "X: doubles",
         "O: rejects",
         "X: wins 2 points",
     ]
+    resigned = [OpeningRoll((5, 3)), Moved(0, Play((Move(8, 3), Move(6, 3)), START)),
+                ResignOffered(1, WinKind.GAMMON, 2), ResignAccepted(0, 2),
+                GameWon(0, 2, WinKind.GAMMON, EndReason.RESIGNED)]
+    assert format_moves_list(resigned, ("alice", "bob"), 1, (0, 0), 5)[2:] == [
+        "O: (5 3) 8-3 6-3", "X: wants to resign", "O: wins 2 points"]
     assert format_moves_list([], ("a", "b"), 0, (0, 0), 0) == [
         "Score is 0-0 in an unlimited match.", "a is X - b is O."]

@@ -11,15 +11,16 @@ from hypothesis import strategies as st
 from fibsd.rules.dice import ScriptedDice
 from fibsd.rules.errors import InvalidRecord
 from fibsd.rules.events import CannotMove, DoubleAccepted, Doubled, DoubleRejected, GameWon
-from fibsd.rules.events import Moved, Redoubled
+from fibsd.rules.events import Moved, OpeningRoll, Redoubled, Rolled
 from fibsd.rules.match import Match
 from fibsd.wire.mat import MatAction, MatSyntaxError, mat_record, mat_text, parse_mat
 from tests.rules.conftest import RandomPlayer, random_match_for
 
 
 def scripted_match() -> Match:
-    """A 3-point match: a double taken, a redouble dropped (2 points), a resigned gammon
-    in the Crawford game, a refused then an accepted resignation ending the match."""
+    """A 3-point match: a double taken, a redouble dropped (2 points), a gammon resigned
+    after rolling in the Crawford game, a refused then an accepted resignation ending the
+    match."""
     match = Match(3)
     match.new_game(ScriptedDice([(3, 1)]))
     match.move(0, [(8, 5), (6, 5)])
@@ -33,6 +34,7 @@ def scripted_match() -> Match:
     match.reject(0)
     match.new_game(ScriptedDice([(2, 2), (5, 1)]))
     match.move(0, [(13, 8), (6, 5)])
+    match.roll(1, ScriptedDice([(4, 2)]))
     match.resign(1, 2)
     match.accept(0)
     match.new_game(ScriptedDice([(1, 6)]))
@@ -49,38 +51,39 @@ def scripted_match() -> Match:
     return match
 
 
-SCRIPTED_MAT = """\
-; [Site "fibsd test"]
-; [Match ID "42"]
-; [Player 1 "alice"]
-; [Player 2 "bob"]
-; [EventDate "2026.11.24"]
-; [EventTime "03.07"]
-; [Variation "Backgammon"]
-; [Crawford "On"]
-
- 3 point match
-
- Game 1
- alice : 0                      bob : 0
-  1) 31: 8/5 6/5                 64: 24/18 13/9
-  2) Doubles => 2                Takes
-  3) 66: 24/18 24/18 13/7* 13/7  Doubles => 4
-  4) Drops
-                                  Wins 2 points
-
- Game 2 (Crawford)
- alice : 0                      bob : 2
-  1) 51: 13/8 6/5
-      Wins 2 points
-
- Game 3
- alice : 2                      bob : 2
-  1)                             61: 13/7 8/7
-  2) 65: 13/7 13/8               21: 6/4 24/23
-                                  Wins 1 point and the match
-
-"""
+SCRIPTED_MAT = "\n".join([
+    '; [Site "fibsd test"]',
+    '; [Match ID "42"]',
+    '; [Player 1 "alice"]',
+    '; [Player 2 "bob"]',
+    '; [EventDate "2026.11.24"]',
+    '; [EventTime "03.07"]',
+    '; [Variation "Backgammon"]',
+    '; [Crawford "On"]',
+    '',
+    ' 3 point match',
+    '',
+    ' Game 1',
+    ' alice : 0                      bob : 0',
+    '  1) 31: 8/5 6/5                 64: 24/18 13/9',
+    '  2) Doubles => 2                Takes',
+    '  3) 66: 24/18 24/18 13/7* 13/7  Doubles => 4',
+    '  4) Drops                        ',  # two blanks close every left column (gnubg)
+    '                                  Wins 2 points',
+    '',
+    ' Game 2 (Crawford)',
+    ' alice : 0                      bob : 2',
+    '  1) 51: 13/8 6/5                42:',  # rolled, then resigned a gammon
+    '      Wins 2 points  ',
+    '',
+    ' Game 3',
+    ' alice : 2                      bob : 2',
+    '  1)                             61: 13/7 8/7',
+    '  2) 65: 13/7 13/8               21: 6/4 24/23',
+    '                                  Wins 1 point and the match',
+    '',
+    '',
+])
 
 
 def test_the_exact_text_of_a_match() -> None:
@@ -109,7 +112,8 @@ def test_the_parser_reads_every_column() -> None:
         MatAction(0, "drop"),
         MatAction(1, "win", points=2),
     )
-    assert parsed.games[1].actions[-1] == MatAction(0, "win", points=2)
+    assert parsed.games[1].actions[-2:] == (MatAction(1, "move", dice=(4, 2)),
+                                            MatAction(0, "win", points=2))
     assert parsed.games[2].actions[0].player == 1
     assert parsed.games[2].actions[-1] == MatAction(1, "win", points=1, match=True)
 
@@ -145,7 +149,7 @@ def test_an_unlimited_match_unfinished() -> None:
         " carol : 0                      dave : 0\n"
         "  1) 65: 24/18 18/13             Doubles => 2\n"
         "  2) Beavers => 4                Raccoons => 8\n"
-        "  3) Takes\n"
+        "  3) Takes                        \n"
         "\n"
     )
     assert mat_text(mat_record(parse_mat(text)), ("carol", "dave")) == text
@@ -205,8 +209,14 @@ def played(seed: int) -> Match:
 def expected_actions(match: Match, number: int) -> list[tuple[int, str]]:
     """(player, kind) of what the .mat must show for a game, from its events."""
     shown: list[tuple[int, str]] = []
+    rolled: set[int] = set()  # players holding dice not yet played
     for event in match.games[number].history:
+        if isinstance(event, OpeningRoll) and event.winner is not None:
+            rolled.add(event.winner)
+        elif isinstance(event, Rolled):
+            rolled.add(event.player)
         if isinstance(event, (Moved, CannotMove)):
+            rolled.discard(event.player)
             shown.append((event.player, "move"))
         elif isinstance(event, Doubled):
             shown.append((event.player, "double"))
@@ -217,6 +227,7 @@ def expected_actions(match: Match, number: int) -> list[tuple[int, str]]:
         elif isinstance(event, DoubleRejected):
             shown.append((event.player, "drop"))
         elif isinstance(event, GameWon):
+            shown += [(player, "move") for player in sorted(rolled)]
             shown.append((event.winner, "win"))
     return shown
 
@@ -257,3 +268,36 @@ def test_random_matches_round_trip(seed: int) -> None:
 @given(st.integers(min_value=20, max_value=2**32))
 def test_generated_matches_round_trip(seed: int) -> None:
     check_round_trip(played(seed))
+
+
+def test_a_stored_match_record_brings_its_own_names() -> None:
+    stored = json.dumps({"format": "fibsd-live-match", "players": ["alice", "bob"], "o_first": 1,
+                         "length": 3, "match": scripted_match().to_record()})
+    text = mat_text(stored, date=datetime.datetime(2026, 11, 24, 3, 7), site='fibsd "test"',
+                    match_id=42)
+    assert text == SCRIPTED_MAT
+    assert mat_text(json.loads(stored), ("x", "y")).count(" x : ") == 3
+    with pytest.raises(ValueError, match="two players"):
+        mat_text(scripted_match().to_record())
+
+
+def test_no_line_starts_with_a_digit_even_past_row_99() -> None:
+    match = Match(0, redouble_limit=None)  # a double, a beaver and a take every turn
+    match.new_game(ScriptedDice([(2, 1)]))
+    match.move(0, [(13, 11), (6, 5)])
+    player = 1
+    while not match.game.over and match.number == 1:
+        if match.can_double(player):
+            match.double(player)
+            match.redouble(1 - player)
+            match.accept(player)
+        match.roll(player, ScriptedDice([(2, 1)]))
+        plays = match.legal_plays()
+        if plays:
+            match.move(player, [(m.src, m.dst) for m in plays[0].moves])
+        player = 1 - player
+    text = mat_text(match.to_record(), ("alice", "bob"))
+    rows = [line for line in text.splitlines() if ")" in line]
+    assert len(rows) > 99 and rows[99].startswith(" 100) ")
+    assert not any(line[:1].isdigit() or line[:1] == "*" for line in text.splitlines())
+    assert mat_text(mat_record(parse_mat(text)), ("alice", "bob")) == text

@@ -84,7 +84,8 @@ def command_names() -> list[str]:
     return sorted(COMMANDS)
 
 
-FAMILIES = ("account", "presence", "info", "social", "settings", "play", "watching", "listings")
+FAMILIES = ("account", "presence", "info", "social", "settings", "play", "watching", "listings",
+            "archive")
 
 for _family in FAMILIES:
     importlib.import_module(f"{__name__}.{_family}")
