@@ -64,11 +64,12 @@ def seed(database: Path) -> list[int]:
         store.create_user(name, password, 1_700_000_000)
     store.set_address("alice", "alice@example.com")
     store.record_login("alice", 1_700_000_100, "203.0.113.7")
+    # Seeds whose first player wins (the 1-point match by a single game).
     matches = [
-        finished_match(1, 3, ("alice", "bob"), 1_700_001_000, change=4.0),
+        finished_match(7, 3, ("alice", "bob"), 1_700_001_000, change=4.0),
         finished_match(2, 5, ("bob", "alice"), 1_700_002_000, change=6.5),
-        finished_match(3, 1, ("carol", "alice"), 1_700_003_000, change=3.0),
-        finished_match(4, 3, ("alice", HOSTILE), 1_700_004_000),
+        finished_match(11, 1, ("carol", "alice"), 1_700_003_000, change=3.0),
+        finished_match(9, 3, ("alice", HOSTILE), 1_700_004_000),
     ]
     for match in matches:
         store.record_finished_match(match)

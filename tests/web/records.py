@@ -1,50 +1,30 @@
 """Whole match records as the server stores them, made by playing through the rules
-engine with seeded dice and a plain policy: the first legal play, now and then a
-double (taken or dropped) or a resignation (accepted).  The archive tests and
+engine with seeded dice (the rules tests' random player).  The web tests and
 benchmarks/web.py fill stores with them."""
 
 from __future__ import annotations
 
 import json
-import random
 
-from fibsd.rules.dice import ScriptedDice
-from fibsd.rules.game import Phase
 from fibsd.rules.match import Match
 from fibsd.store import FinishedMatch
+from tests.rules.conftest import RandomPlayer
 
 
 def played_match(seed: int, length: int, players: tuple[str, str] = ("alice", "bob"),
-                 o_first: int = 0, cube: float = 0.08, resign: float = 0.01,
+                 o_first: int = 0, cube: float | None = None, resign: float | None = None,
                  ) -> tuple[str, Match]:
-    """(the stored record text, the finished rules match)."""
-    rng = random.Random(seed)
-
-    def dice(n: int) -> ScriptedDice:
-        return ScriptedDice([(rng.randint(1, 6), rng.randint(1, 6)) for _ in range(n)])
-
+    """(the stored record text, the finished rules match), played by the rules tests'
+    ``RandomPlayer`` (``cube`` and ``resign`` override its chances to double and to
+    resign)."""
     match = Match(length)
+    player = RandomPlayer(seed)
+    if cube is not None:
+        player.p_double = cube
+    if resign is not None:
+        player.p_resign = resign
     while not match.over:
-        match.new_game(dice(30))
-        game = match.game
-        assert game is not None
-        while not game.over:
-            phase, player = game.phase, game.to_act
-            assert player is not None
-            if phase is Phase.DOUBLE_OFFERED:
-                (match.reject if rng.random() < 0.3 else match.accept)(player)
-            elif phase is Phase.RESIGN_OFFERED:
-                match.accept(player)
-            elif phase is Phase.ROLL:
-                if rng.random() < resign:
-                    match.resign(player, rng.choice((1, 2)))
-                elif match.can_double(player) and rng.random() < cube:
-                    match.double(player)
-                else:
-                    match.roll(player, dice(1))
-            else:
-                play = match.legal_plays()[0]
-                match.move(player, [(m.src, m.dst) for m in play.moves])
+        player.step(match)
     record = json.dumps({"format": "fibsd-live-match", "players": list(players),
                          "o_first": o_first, "length": length, "match": match.to_record()},
                         separators=(",", ":"))
@@ -53,7 +33,7 @@ def played_match(seed: int, length: int, players: tuple[str, str] = ("alice", "b
 
 def finished_match(seed: int, length: int, players: tuple[str, str] = ("alice", "bob"),
                    finished: int = 1_700_000_000, change: float = 0.0,
-                   **options: float) -> FinishedMatch:
+                   **options: float | None) -> FinishedMatch:
     """The store's row for a played match (``change``: the winner's rating gain)."""
     record, match = played_match(seed, length, players, **options)
     winner = match.winner
