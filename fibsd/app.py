@@ -111,9 +111,15 @@ class FibsService(MultiService):
                              interface=self.settings.interface)
 
     async def _listen_web(self, port: IListeningPort) -> IListeningPort:
-        """The web face on ``web_port`` (after the game port, which then is ``port``)."""
+        """The web face on ``web_port`` (after the game port, which then is ``port``); a
+        web port that cannot be opened is logged, and the server runs without it."""
         self.port = port
-        self.web_port = await self._endpoint(self.settings.web_port).listen(self.site)
+        try:
+            self.web_port = await self._endpoint(self.settings.web_port).listen(self.site)
+        except CannotListenError as error:
+            # The game matters more than its web face: it goes on without one.
+            log.error("fibsd web face cannot start: {error}", error=str(error), event="error")
+            return port
         address = self.web_port.getHost()
         log.info("fibsd web face on {interface} port {port}",
                  interface=getattr(address, "host", self.settings.interface),

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fibsd.app import FibsService
 from tests.server.test_match_restart import Bot, connect, rolls
-from tests.web.conftest import Web
 
 
 @dataclass
@@ -23,10 +23,11 @@ class Players:
                        "the board after the move")
 
 
-async def start_match(web: Web, length: int = 3, seed: int = 5) -> Players:
-    web.service.shared.lobby.dice = rolls(seed)
-    web.service.shared.lobby.coin = lambda: 0
-    alice, bob = await connect(web.game_port, "alice"), await connect(web.game_port, "bob")
+async def start_match(service: FibsService, game_port: int, length: int = 3,
+                      seed: int = 5) -> Players:
+    service.shared.lobby.dice = rolls(seed)
+    service.shared.lobby.coin = lambda: 0
+    alice, bob = await connect(game_port, "alice"), await connect(game_port, "bob")
     for bot in (alice, bob):
         bot.send("toggle ready")
         await bot.wait_line(lambda line: line.startswith("** You're now ready"), "ready")

@@ -159,7 +159,7 @@ async def test_the_live_board_changes_after_a_move_over_telnet(browser: Browser,
                                                               site: Web) -> None:
     await browser.open(site.base + "/live/alice")
     assert await browser.text("#live") == "alice is not playing now."
-    players = await start_match(site)
+    players = await start_match(site.service, site.game_port)
 
     def board() -> Any:
         return browser.driver.execute_script(

@@ -239,7 +239,7 @@ def boards(stream: Stream) -> list[str]:
 async def test_a_live_board_follows_a_match_played_over_telnet(web: Web) -> None:
     stream = await open_stream(web, "/live/alice/events")
     await stream.expect(b"alice is not playing now.")
-    players = await start_match(web)
+    players = await start_match(web.service, web.game_port)
     await stream.expect(b"data-board=")
     start = boards(stream)[-1]
     assert start == "0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0"
@@ -313,3 +313,27 @@ async def test_a_reader_who_leaves_before_the_page_is_ready_costs_nothing(web: W
     finally:
         globalLogPublisher.removeObserver(observer)
     assert [e for e in errors if e.get("log_failure") is not None] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_busy_web_port_leaves_the_game_running(database, match_ids: list[int]) -> None:  # noqa: ANN001
+    events: list[dict] = []
+    globalLogPublisher.addObserver(events.append)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        service = FibsService(make_settings(port=0, interface="127.0.0.1",
+                                            database=str(database), web_port=busy), reactor)
+        service.startService()
+        try:
+            port = await service.listening
+            assert service.web_port is None
+            players = await start_match(service, port.getHost().port)
+            assert players.bob.board.startswith("board:You:alice:3:")
+        finally:
+            await service.stopService()
+            globalLogPublisher.removeObserver(events.append)
+    [error] = [e for e in events if e.get("event") == "error"]
+    assert error["log_format"] == "fibsd web face cannot start: {error}"
+    assert f"127.0.0.1:{busy}" in error["error"]
