@@ -126,6 +126,15 @@ class Departure:
     counts_now: bool = False
 
 
+@dataclass(frozen=True)
+class RatingStep:
+    """One finished match's rating change for one player, without the record."""
+
+    match_id: int
+    finished: int  # Unix time
+    change: float
+
+
 class Store(Protocol):
     # users
     def create_user(self, name: str, password_hash: str, created: int) -> UserRecord:
@@ -242,6 +251,11 @@ class Store(Protocol):
 
     def finished_match(self, match_id: int) -> FinishedMatch | None:
         """The finished match with this ``id``, or ``None``."""
+        ...
+
+    def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
+        """``name``'s rating changes in his last ``limit`` finished matches, oldest
+        first (the web face's rating chart)."""
         ...
 
     # fair play (protocol/fair-dice.md)

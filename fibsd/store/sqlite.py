@@ -23,6 +23,7 @@ from fibsd.store import (
     Departure,
     FinishedMatch,
     NameTaken,
+    RatingStep,
     SavedMatch,
     StoredMessage,
     UnknownUser,
@@ -397,6 +398,15 @@ class SQLiteStore:
             "SELECT at, admin, action, target, detail FROM admin_log"
             " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [AdminAction(*row) for row in reversed(rows)]
+
+    def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
+        rows = self._conn.execute(
+            "SELECT id, finished, CASE WHEN winner = ? THEN winner_rating_change"
+            " ELSE loser_rating_change END FROM finished_matches"
+            " WHERE winner = ? OR loser = ? ORDER BY id DESC LIMIT ?",
+            (name, name, name, limit),
+        ).fetchall()
+        return [RatingStep(*row) for row in reversed(rows)]
 
     # fair play
 
