@@ -54,6 +54,8 @@ class Lobby:
         self.dice: DiceSource | None = dice
         self.draw_seed: Callable[[], bytes] = lambda: secrets.token_bytes(SEED_BYTES)
         self.coin: Callable[[], int] = lambda: secrets.randbelow(2)
+        # The server is shutting down: the matches it saves count against no one.
+        self.stopping = False
         self.matches: dict[str, Any] = {}
         self.invitations: dict[str, Any] = {}
         # Watched player's name -> the users whose ``watching`` names him (insertion

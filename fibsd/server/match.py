@@ -907,6 +907,8 @@ class LiveMatch:
     def _count_drop(self, player: int, *, dropped: bool) -> bool:
         """Note a departure; True when it is the second drop in a row in this game on
         the dropper's own turn while behind in the race (it counts at once)."""
+        if self.lobby.stopping:
+            return False  # a shutdown is nobody's drop
         rules = self.rules
         own, theirs = self.pips(player)
         if not dropped or rules.to_act != player or own <= theirs:
@@ -918,8 +920,9 @@ class LiveMatch:
         return count >= 2
 
     def _departed(self, db: Any, fair: FairPlay, dropper: int, counts_now: bool) -> None:
-        """Remember who left the saved match, for the abandonment count."""
-        if fair.abandon_days > 0:
+        """Remember who left the saved match, for the abandonment count (not when the
+        server saves it because it is shutting down)."""
+        if fair.abandon_days > 0 and not self.lobby.stopping:
             a, b = sorted(self.names)
             departure = Departure(a, b, self.names[dropper], int(self.lobby.now()),
                                   counts_now=counts_now)

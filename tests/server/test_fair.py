@@ -411,3 +411,16 @@ def test_fairdice_of_finished_matches_is_rate_limited() -> None:
     table.send("alice", "fairdice")  # the current match and invitations are free
     assert table.lines("alice") == [
         "** You have no match, invitation or finished match with fair dice."]
+
+
+def test_a_match_saved_by_a_shutdown_is_left_by_no_one() -> None:
+    table, _ = abandon_table()
+    table.start("3")
+    table.play_move()
+    table.lines()
+    table.server.factory.shutdown(table.server.clock)
+    table.server.settle()
+    assert table.server.store.load_match("alice", "bob") is not None
+    assert table.server.store.due_departures(2**40) == []
+    saved = table.server.store.load_match("alice", "bob")
+    assert "own_turn_drops" not in json.loads(saved.record)
