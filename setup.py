@@ -14,6 +14,7 @@ setup(
     packages=[*find_namespace_packages(include=["fibsd*"], exclude=["fibsd.twistd_plugins", "*__pycache__"]),
               "fibsd.defaults", "fibsd.defaults.help"],
     package_dir={"fibsd.defaults": "config", "twisted.plugins": "fibsd/twistd_plugins"},
-    package_data={"fibsd.defaults": ["*.toml", "*.txt"], "fibsd.defaults.help": ["*.txt"]},
+    package_data={"fibsd.defaults": ["*.toml", "*.txt"], "fibsd.defaults.help": ["*.txt"],
+                  "fibsd.web": ["templates/*.html", "static/**/*"]},
     py_modules=["twisted.plugins.fibsd_plugin"],
 )

@@ -47,7 +47,7 @@ class Server(ServerProcess):
         self.port = free_port()
         self.database = directory / "fibsd.sqlite"
         config = directory / "fibsd.toml"
-        settings = {"interface": '"127.0.0.1"', "port": self.port,
+        settings = {"interface": '"127.0.0.1"', "port": self.port, "web_port": 0,
                     "database": f'"{self.database}"',
                     "motd": f'"{REPO / "config" / "motd.txt"}"',
                     "help_dir": f'"{REPO / "config" / "help"}"', **top}

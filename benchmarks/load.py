@@ -22,8 +22,10 @@ Phases (all on loopback, fresh database in a temporary directory):
    is saved when they disconnect), then a user shouts ``--shouts`` times: the time until
    every idle connection has the ``13`` line, and the server CPU it cost.
 6. The server is stopped (SIGTERM: it says goodbye and saves running matches), and the
-   database is checked: each finished match's record replays to its stored score, each
-   rating is 1500 plus the sum of its rating changes, and every match the bots began
+   database is checked: each finished match's record replays to its stored score and
+   every roll of it reproduces from its revealed seed (fibsd-verify's derivation,
+   protocol/fair-dice.md), each rating is 1500 plus the sum of its rating changes, and
+   every match the bots began
    is finished or saved.  Any failure (or any error or unknown line seen by a bot)
    makes the exit status 1.
 
@@ -38,6 +40,10 @@ the bulk of the traffic at this size and a bot has no use for them.
 ``--think SECONDS`` makes every bot wait that long before each game command: full
 speed (0, the default) measures throughput, a think time measures latency at a
 given offered load.
+
+``--viewers N`` opens N live-board streams of the web face (``/live/<player>/events``,
+spread over the bot matches) before the play window, to measure what watching browsers
+cost the game (benchmarks/web.py measures the pages).
 
 ``--nodelay`` starts the server with TCP_NODELAY on its connections (a patch applied
 in the server process only) to measure the fix proposed in benchmarks/README.md.
@@ -139,7 +145,8 @@ def create_database(path: Path, names: Sequence[str]) -> None:
                          [(name, hashed, now) for name in names])
 
 
-def write_config(directory: Path, port: int, users: int) -> Path:
+def write_config(directory: Path, port: int, users: int, web_port: int = 0,
+                 viewers: int = 0) -> Path:
     config = directory / "fibsd.toml"
     config.write_text(f"""
 interface = "127.0.0.1"
@@ -148,6 +155,8 @@ database = "{directory / 'fibsd.sqlite'}"
 idle_timeout = 0
 motd = "{REPO / 'config' / 'motd.txt'}"
 help_dir = "{REPO / 'config' / 'help'}"
+web_port = {web_port}
+web_live_viewers = {max(viewers, 1)}
 [limits]
 max_users = {users}
 shouts_per_minute = 100000
@@ -158,8 +167,10 @@ shouts_per_minute = 100000
 class ServerProcess:
     """The server subprocess and its CPU time and memory from /proc."""
 
-    def __init__(self, directory: Path, port: int, users: int, nodelay: bool) -> None:
-        config = write_config(directory, port, users)
+    def __init__(self, directory: Path, port: int, users: int, nodelay: bool,
+                 web_port: int = 0, viewers: int = 0) -> None:
+        config = write_config(directory, port, users, web_port, viewers)
+        self.web_port = web_port
         self.log = open(directory / "server.log", "w")  # noqa: SIM115
         command = [sys.executable, __file__, "--serve", str(config)] + (["--nodelay"] if nodelay else [])
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, cwd=REPO)
@@ -530,6 +541,35 @@ def bot_worker(port: int, pairs: str, length: int, think: float) -> None:
 # -- measuring -------------------------------------------------------------------
 
 
+class LiveViewer(Protocol):
+    """One open ``/live/<player>/events`` stream (fibsd's web face); counts its events."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.events = 0
+        self.refused = False
+
+    def connectionMade(self) -> None:
+        self.transport.write(f"GET {self.path} HTTP/1.1\r\nHost: load\r\n\r\n".encode())
+
+    def dataReceived(self, data: bytes) -> None:
+        if data.startswith(b"HTTP/1.1 503"):
+            self.refused = True
+        # Each event is one board figure (or the not-playing note), in a chunk of its own.
+        self.events += data.count(b'class="board-box"') + data.count(b"is not playing now.")
+
+
+async def open_viewers(reactor: Any, web_port: int, players: Sequence[str],
+                       count: int) -> list[LiveViewer]:
+    """``count`` live-board streams, spread round-robin over ``players``."""
+    from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
+
+    viewers = [LiveViewer(f"/live/{players[n % len(players)]}/events") for n in range(count)]
+    endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", web_port)
+    await defer.gatherResults([connectProtocol(endpoint, viewer) for viewer in viewers])
+    return viewers
+
+
 def percentile(values: Sequence[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -569,7 +609,12 @@ async def shout_cost(reactor: Any, shouter: ClipClientProtocol, monitor: IdleMon
 
 
 def check_database(path: Path, bots: Sequence[tuple[str, str, int]]) -> list[str]:
-    """``bots``: (host, guest, matches the guest began) for each pair."""
+    """``bots``: (host, guest, matches the guest began) for each pair.  Every finished
+    match's dice must also reproduce from its revealed seed (protocol/fair-dice.md),
+    checked by fibsd-verify's own derivation."""
+    from io import StringIO
+
+    from fibsd.fair.verify import fair_document, verify
     from fibsd.rules.match import Match
 
     problems = []
@@ -593,6 +638,9 @@ def check_database(path: Path, bots: Sequence[tuple[str, str, int]]) -> list[str
                     or w_points < length:
                 problems.append(f"{winner}-{loser}: record replays to {score}, stored "
                                 f"{w_points}-{l_points} of {length}")
+            report = StringIO()
+            if not verify(fair_document(data), report):
+                problems.append(f"{winner}-{loser}: dice: {report.getvalue().splitlines()[-1]}")
         except Exception as error:  # any way a record can be broken is a finding
             problems.append(f"{winner}-{loser}: record does not replay: {error!r}")
     for name, rating in conn.execute("SELECT name, rating FROM users"):
@@ -641,7 +689,8 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
     print(f"database: {len(idle_names) + len(bot_names) + 1} accounts in "
           f"{time.perf_counter() - started:.1f} s ({directory})")
     users = len(idle_names) + len(bot_names) + 10
-    server = ServerProcess(directory, free_port(), users, options.nodelay)
+    server = ServerProcess(directory, free_port(), users, options.nodelay,
+                           free_port() if options.viewers else 0, options.viewers)
     server.wait_listening()
     port = server.port
     rss0, _ = server.memory()
@@ -677,6 +726,16 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
         print(f"bots: {2 * options.matches} logged in in {time.perf_counter() - started:.1f} s"
               + (f" ({len(groups)} client processes)" if len(groups) > 1 else ""))
         await sleep(reactor, min(5.0, options.duration / 4))  # let the matches start
+        viewers: list[LiveViewer] = []
+        if options.viewers:
+            viewers = await open_viewers(reactor, server.web_port,
+                                         [account("ba", n) for n in range(options.matches)],
+                                         options.viewers)
+            await sleep(reactor, 1)
+            print(f"live viewers: {len(viewers)} streams open on "
+                  f"{min(options.viewers, options.matches)} matches, "
+                  f"{sum(v.refused for v in viewers)} refused")
+        events0 = sum(v.events for v in viewers)
         await each(groups, "begin_window")
         cpu0 = server.cpu()
         window = time.perf_counter()
@@ -697,6 +756,11 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
         print(f"latency (command -> answering line, {len(latencies)} commands): "
               f"p50 {percentile(latencies, .5) * 1000:.1f} ms, p95 {percentile(latencies, .95) * 1000:.1f} ms, "
               f"p99 {percentile(latencies, .99) * 1000:.1f} ms, max {max(latencies, default=0) * 1000:.1f} ms")
+        if viewers:
+            print(f"live boards: {sum(v.events for v in viewers) - events0} board events "
+                  f"received by {len(viewers)} viewers in the window")
+            for viewer in viewers:
+                viewer.transport.loseConnection()
         print(f"bot side: {sum(part['skipped'] for part in measured)} CLIP 5-8 lines skipped "
               "unparsed; client process CPU "
               + ", ".join(f"{part['cpu']:.1f} s" for part in measured) + " user so far")
@@ -725,7 +789,7 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
     failures += check_database(directory / "fibsd.sqlite", pairs)
     finished = sqlite3.connect(directory / "fibsd.sqlite").execute(
         "SELECT count(*) FROM finished_matches").fetchone()[0]
-    print(f"check: {finished} finished matches, {len(failures)} problems")
+    print(f"check: {finished} finished matches (records and dice), {len(failures)} problems")
     for failure in failures[:30]:
         print("  " + failure)
     return 1 if failures else 0
@@ -744,6 +808,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--drain", type=float, default=60,
                         help="seconds the bots get to finish their matches")
     parser.add_argument("--nodelay", action="store_true", help="server sockets with TCP_NODELAY")
+    parser.add_argument("--viewers", type=int, default=0,
+                        help="live-board streams (web face) open during play")
     parser.add_argument("--bot-processes", type=int, default=1,
                         help="client processes the bot pairs are spread over")
     parser.add_argument("--serve", metavar="CONFIG", help=argparse.SUPPRESS)

@@ -83,8 +83,9 @@ class MigrateOptions(usage.Options):
 
 class Options(usage.Options):
     synopsis = ("[--config FILE] [--data-dir DIR] [--port N] [--database FILE] "
-                "[--interface ADDRESS] [--log-file FILE] [--log-format text|json] "
-                "[--log-level LEVEL] [backup FILE | admin ... | migrate ...]")
+                "[--interface ADDRESS] [--web-port N] [--log-file FILE] "
+                "[--log-format text|json] [--log-level LEVEL] "
+                "[backup FILE | admin ... | migrate ...]")
     longdesc = ("A FIBS-compatible backgammon server. Settings: the shipped defaults, "
                 "then --config (a TOML file with the keys it changes), then these options.")
     optParameters = [
@@ -93,6 +94,7 @@ class Options(usage.Options):
         ["port", "p", None, "TCP port to listen on (default 4321)", int],
         ["database", "d", None, "SQLite database file, or a postgresql:// URL"],
         ["interface", "i", None, "address to listen on (default 0.0.0.0)"],
+        ["web-port", "w", None, "TCP port of the web face (default 8080; 0: none)", int],
         ["log-file", None, None, "append the log to FILE (default: standard output)"],
         ["log-format", None, "text", "text (for people) or json (one JSON object a line)"],
         ["log-level", None, "info", "debug, info, warn, error or critical"],
@@ -116,6 +118,8 @@ class Options(usage.Options):
                      if self[key] is not None}
         if self["data-dir"] is not None:
             overrides["data_dir"] = self["data-dir"]
+        if self["web-port"] is not None:
+            overrides["web_port"] = self["web-port"]
         return load_settings(Path(config) if config else None, overrides)
 
 

@@ -23,10 +23,14 @@ from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
 from fibsd.server.dbthread import DatabaseThread
+from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
+from fibsd.server.lobby_view import LobbyView
 from fibsd.server.protocol import FibsFactory
 from fibsd.server.session import PasswordHasher, Services
 from fibsd.store.opening import open_store, shown
+from fibsd.web.metrics import Metrics
+from fibsd.web.pages import make_site
 from fibsd.wire import clip
 
 log = Logger()
@@ -97,16 +101,43 @@ class FibsService(MultiService):
         self.port: IListeningPort | None = None
         self.listening: Deferred[IListeningPort] = Deferred()
         self.collector = ScheduledCollection(reactor, settings.gc_interval)
+        self.abandonment = AbandonmentCheck(self.shared)
+        # The web face: read-only views of the lobby and the store (fibsd/web/).
+        lobby_view = LobbyView(self.shared.lobby)
+        self.metrics = Metrics(lobby_view)
+        self.shared.command_observers.append(self.metrics.command_done)
+        self.site, self.web = make_site(lobby_view, self.db, settings, reactor, self.metrics)
+        self.web_port: IListeningPort | None = None
 
     def startService(self) -> None:
         super().startService()
-        endpoint_type = TCP6ServerEndpoint if ":" in self.settings.interface else TCP4ServerEndpoint
-        endpoint = endpoint_type(self.reactor, self.settings.port,
-                                 backlog=self.settings.limits.listen_backlog,
-                                 interface=self.settings.interface)
-        d = endpoint.listen(self.factory)
+        self.metrics.start()
+        d = self._endpoint(self.settings.port).listen(self.factory)
+        if self.settings.web_port:
+            d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_web(port)))
         d.addCallback(self._listening)
         d.addErrback(self._cannot_listen)
+
+    def _endpoint(self, port: int) -> Any:
+        endpoint_type = TCP6ServerEndpoint if ":" in self.settings.interface else TCP4ServerEndpoint
+        return endpoint_type(self.reactor, port, backlog=self.settings.limits.listen_backlog,
+                             interface=self.settings.interface)
+
+    async def _listen_web(self, port: IListeningPort) -> IListeningPort:
+        """The web face on ``web_port`` (after the game port, which then is ``port``); a
+        web port that cannot be opened is logged, and the server runs without it."""
+        self.port = port
+        try:
+            self.web_port = await self._endpoint(self.settings.web_port).listen(self.site)
+        except CannotListenError as error:
+            # The game matters more than its web face: it goes on without one.
+            log.error("fibsd web face cannot start: {error}", error=str(error), event="error")
+            return port
+        address = self.web_port.getHost()
+        log.info("fibsd web face on {interface} port {port}",
+                 interface=getattr(address, "host", self.settings.interface),
+                 port=getattr(address, "port", self.settings.web_port))
+        return port
 
     def _listening(self, port: IListeningPort) -> None:
         self.port = port
@@ -116,6 +147,7 @@ class FibsService(MultiService):
                  port=getattr(address, "port", self.settings.port),
                  database=shown(self.settings.database))
         self.collector.start()
+        self.abandonment.start()
         self.listening.callback(port)
 
     def _cannot_listen(self, failure: Failure) -> None:
@@ -129,6 +161,11 @@ class FibsService(MultiService):
         self.reactor.callWhenRunning(self.reactor.stop)
 
     async def _stop(self) -> None:
+        self.abandonment.stop()
+        if self.web_port is not None:
+            await maybeDeferred(self.web_port.stopListening)
+        self.web.live.close_all()
+        self.metrics.stop()
         if self.port is not None:
             await maybeDeferred(self.port.stopListening)
         await self.factory.shutdown(self.reactor)

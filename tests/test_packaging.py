@@ -67,7 +67,7 @@ def test_the_wheel_is_a_working_server_from_an_empty_directory(fresh: Path,
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen([str(fresh / "bin" / "fibsd"), "--port", str(port),
-                               "--interface", "127.0.0.1"],
+                               "--web-port", "0", "--interface", "127.0.0.1"],
                               cwd=empty, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
     try:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from twisted.logger import Logger
 
 from fibsd.rating import rate_match
+from fibsd.rules.dice import SeededDice
 from fibsd.rules.errors import GameStateError, InvalidPlayText, RulesError
 from fibsd.rules.events import (
     CannotMove,
@@ -52,7 +53,8 @@ from fibsd.rules.match import Match
 from fibsd.rules.notation import format_fibs_moves, parse_fibs_pairs, to_mover_numbering
 from fibsd.rules.play import OFF_POINT, Play
 from fibsd.server.dbthread import unattended
-from fibsd.store import FinishedMatch, SavedMatch
+from fibsd.store import Departure, FinishedMatch, SavedMatch
+from fibsd.wire import fair_text
 from fibsd.wire import game_text as text
 from fibsd.wire import listings_text
 from fibsd.wire.ascii_board import render_board
@@ -62,6 +64,9 @@ from fibsd.wire.ratings_text import format_rating_calculation
 _log = Logger()
 
 if TYPE_CHECKING:
+    from twisted.internet.interfaces import IDelayedCall
+
+    from fibsd.config import FairPlay
     from fibsd.rules.dice import DiceSource
     from fibsd.server.lobby import Lobby
     from fibsd.server.user import OnlineUser
@@ -72,6 +77,7 @@ UNLIMITED_REDOUBLES = 99  # board field 52 for 'set redoubles unlimited'
 # Automatic rolls that cannot be played, in a row, before the server stops rolling on
 # its own (both players closed out with checkers on the bar would never end).
 MAX_AUTOMATIC_ROLLS = 50
+CLAIM_WARNING = 60  # seconds of warning before the opponent may claim
 
 
 def redouble_setting(value: str) -> int | None:
@@ -87,6 +93,19 @@ def live_match(lobby: Lobby, player: str) -> LiveMatch | None:
     return match if isinstance(match, LiveMatch) else None
 
 
+def _saved_dice(lobby: Lobby, record: Any, rules: Match) -> DiceSource:
+    """A saved match's dice: its own seed and counter; a record from before fair dice
+    goes on with a fresh seed whose counter starts after the rolls already made (those
+    are marked ``unseeded`` so a verifier skips them)."""
+    if record is not None:
+        return SeededDice.from_record(record)
+    if lobby.dice is not None:
+        return lobby.dice
+    made = sum(1 for game in rules.to_record()["games"] for entry in game
+               if entry[0] in ("opening", "roll"))
+    return SeededDice(lobby.draw_seed(), next_roll=made, unseeded=made)
+
+
 class LiveMatch:
     def __init__(self, lobby: Lobby, names: tuple[str, str], rules: Match, *,
                  o_first: int, dice: DiceSource) -> None:
@@ -95,16 +114,27 @@ class LiveMatch:
         self.rules = rules
         self.o_first = o_first  # the player who plays O in game one
         self.dice = dice
+        # The dice anyone can check (protocol/fair-dice.md); None only when a test
+        # scripts the lobby's dice.
+        self.fair = dice if isinstance(dice, SeededDice) else None
         self.joined: set[int] = set()  # players who typed 'join' for the next game
         self.forced = [0, 0]  # board field 50 per player: die of the last one-die roll
         self._actor: OnlineUser | None = None
         self._blocks: dict[OnlineUser, list[list[str]]] = {}
         self._after: list[Callable[[], None]] = []
+        # Stallers and droppers (protocol/fair-dice.md): since when the player to act
+        # has been silent, the timers of ``claim``, and (game, player, count) of the
+        # latest drops in a row on the dropper's own turn while behind.
+        self.silent_since = lobby.now()
+        self._claim_calls: list[IDelayedCall] = []
+        self.own_turn_drops: tuple[int, int, int] | None = None
 
     # -- creating and saving ---------------------------------------------------------
 
     @classmethod
-    def new(cls, lobby: Lobby, inviter: OnlineUser, joiner: OnlineUser, length: int) -> LiveMatch:
+    def new(cls, lobby: Lobby, inviter: OnlineUser, joiner: OnlineUser, length: int,
+            server_seed: bytes | None = None) -> LiveMatch:
+        """``server_seed``: the seed whose commitment the invitation showed."""
         both = (inviter, joiner)
         limits = [redouble_setting(u.variables.get("redoubles", "none")) for u in both]
         known = [limit for limit in limits if limit is not None]
@@ -114,18 +144,26 @@ class LiveMatch:
             redouble_limit=min(known) if known else None,
             autodouble=all(u.toggles["autodouble"] for u in both),
         )
-        return cls(lobby, (inviter.name, joiner.name), rules, o_first=lobby.coin(),
-                   dice=lobby.dice)
+        dice = lobby.dice
+        if dice is None:
+            dice = SeededDice(server_seed or lobby.draw_seed(),
+                              (inviter.dice_text, joiner.dice_text))
+        return cls(lobby, (inviter.name, joiner.name), rules, o_first=lobby.coin(), dice=dice)
 
     def to_record(self) -> str:
         """The saved match: players, colours and the rules' full record, as JSON text."""
-        return json.dumps({
+        data = {
             "format": RECORD_FORMAT,
             "players": list(self.names),
             "o_first": self.o_first,
             "length": self.rules.length,
             "match": self.rules.to_record(),
-        }, separators=(",", ":"))
+        }
+        if self.fair is not None:
+            data["dice"] = self.fair.to_record()
+        if self.own_turn_drops is not None:
+            data["own_turn_drops"] = list(self.own_turn_drops)
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_record(cls, lobby: Lobby, record: str) -> LiveMatch:
@@ -139,9 +177,15 @@ class LiveMatch:
             if o_first not in (0, 1):
                 raise ValueError(f"o_first is {o_first}")
             rules = Match.from_record(data["match"])
+            dice = _saved_dice(lobby, data.get("dice"), rules)
+            drops = data.get("own_turn_drops")
+            own_turn_drops = None if drops is None else (int(drops[0]), int(drops[1]),
+                                                         int(drops[2]))
         except (AttributeError, KeyError, IndexError, TypeError) as error:
             raise ValueError(f"bad saved match: {error!r}") from error
-        return cls(lobby, names, rules, o_first=o_first, dice=lobby.dice)
+        match = cls(lobby, names, rules, o_first=o_first, dice=dice)
+        match.own_turn_drops = own_turn_drops
+        return match
 
     @staticmethod
     def saved_length(record: str) -> int:
@@ -312,6 +356,7 @@ class LiveMatch:
                 user.session.notify(*lines)
         for call in after:
             call()
+        self._arm_claim()
 
     # -- starting ------------------------------------------------------------------------
 
@@ -323,6 +368,9 @@ class LiveMatch:
             self.lobby.invitations.pop(name, None)
         inviter.playing, joiner.playing = joiner.name, inviter.name
         inviter.watching = joiner.watching = None  # a player watches no one (watching.py)
+        db = self._db()
+        if db is not None:  # whoever left this pair's match is back: nothing to count
+            unattended(db.clear_departure(*self.names), "clear_departure")
         length = self.rules.length
         report = (text.report_resume if resumed else text.report_start)(
             inviter.name, joiner.name, length)
@@ -490,6 +538,7 @@ class LiveMatch:
         self.joined.add(player)
         if len(self.joined) < 2:
             user.session.send(text.please_wait_join(self.names[1 - player]))
+            self._arm_claim()
         else:
             self._run(user, self._start_game)
         return True
@@ -666,6 +715,8 @@ class LiveMatch:
             self.forced[p] = self._forced_die(dice)
         rolled = (p, dice) if event.playable == 0 else None
         roller = self.user(p)
+        if roller is not None:
+            roller.rolls_seen[6 * (dice[0] - 1) + dice[1] - 1] += 1
         mine = [text.you_roll(dice)]
         if roller is not None and roller.toggles["moreboards"]:
             mine += self.board_lines(roller, rolled=rolled)
@@ -762,6 +813,10 @@ class LiveMatch:
             winner.rating, winner.experience = change.new_winner_rating, \
                 change.new_winner_experience
             loser.rating, loser.experience = change.new_loser_rating, change.new_loser_experience
+        if self.fair is not None:
+            for user in (winner, loser):
+                if user is not None and user.session.settings.fair.announce_seed:
+                    self._block(user, [fair_text.seed_revealed(self.fair.server_seed)])
         self._close()
         _log.info("{winner} wins a {length}-point match against {loser} {score[0]}-{score[1]}",
                   event="match_end", winner=names[w], loser=names[1 - w], length=length,
@@ -801,10 +856,12 @@ class LiveMatch:
         saved = None
         _log.info("match of {players[0]} and {players[1]} saved: {leaver} left",
                   event="match_save", players=list(self.names), leaver=leaver.name)
+        counts_now = self._count_drop(player, dropped=departure is not None)
         if db is not None:
             a, b = sorted(self.names)
             saved = unattended(db.save_match(SavedMatch(a, b, int(self.lobby.now()),
                                                         self.to_record())), "save_match")
+            self._departed(db, leaver.session.settings.fair, player, counts_now)
         self._close()
         if departure is None:
             leaver.session.send(text.YOU_TERMINATED)
@@ -831,6 +888,7 @@ class LiveMatch:
         return saved
 
     def _close(self) -> None:
+        self._cancel_claim()
         for name in self.names:
             if self.lobby.matches.get(name) is self:
                 del self.lobby.matches[name]
@@ -843,3 +901,96 @@ class LiveMatch:
             if user is not None:
                 return user.session.db
         return None
+
+    # -- droppers and stallers (protocol/fair-dice.md) -------------------------------------
+
+    def _count_drop(self, player: int, *, dropped: bool) -> bool:
+        """Note a departure; True when it is the second drop in a row in this game on
+        the dropper's own turn while behind in the race (it counts at once)."""
+        if self.lobby.stopping:
+            return False  # a shutdown is nobody's drop
+        rules = self.rules
+        own, theirs = self.pips(player)
+        if not dropped or rules.to_act != player or own <= theirs:
+            self.own_turn_drops = None
+            return False
+        last = self.own_turn_drops
+        count = last[2] + 1 if last is not None and last[:2] == (rules.number, player) else 1
+        self.own_turn_drops = (rules.number, player, count)
+        return count >= 2
+
+    def _departed(self, db: Any, fair: FairPlay, dropper: int, counts_now: bool) -> None:
+        """Remember who left the saved match, for the abandonment count (not when the
+        server saves it because it is shutting down)."""
+        if fair.abandon_days > 0 and not self.lobby.stopping:
+            a, b = sorted(self.names)
+            departure = Departure(a, b, self.names[dropper], int(self.lobby.now()),
+                                  counts_now=counts_now)
+            unattended(db.record_departure(departure), "record_departure")
+
+    def silent_player(self) -> int | None:
+        """The player everyone waits for: the one to act, or between games the one who
+        has not typed ``join`` while the other has."""
+        if self.rules.waiting_for_new_game:
+            return 1 - next(iter(self.joined)) if len(self.joined) == 1 else None
+        return self.rules.to_act
+
+    def _fair_settings(self) -> FairPlay | None:
+        for player in (0, 1):
+            user = self.user(player)
+            if user is not None:
+                return user.session.settings.fair
+        return None
+
+    def _cancel_claim(self) -> None:
+        for call in self._claim_calls:
+            if call.active():
+                call.cancel()
+        self._claim_calls = []
+
+    def _arm_claim(self) -> None:
+        """Something happened: the silence starts again, for whoever acts now."""
+        self._cancel_claim()
+        self.silent_since = self.lobby.now()
+        fair = self._fair_settings()
+        silent = self.silent_player()
+        if fair is None or not fair.claim_after or silent is None:
+            return
+        if self.lobby.matches.get(self.names[0]) is not self:
+            return
+        clock = self.lobby.clock
+        self._claim_calls = [
+            clock.callLater(max(fair.claim_after - CLAIM_WARNING, 0), self._tell, silent,
+                            fair_text.claim_warning(self.names[1 - silent])),
+            clock.callLater(fair.claim_after, self._tell, 1 - silent,
+                            fair_text.claimable(self.names[silent])),
+        ]
+
+    def _tell(self, player: int, line: str) -> None:
+        user = self.user(player)
+        if user is not None:
+            user.session.notify(line)
+
+    def claim(self, claimant: OnlineUser) -> Any:
+        """``claimant``'s opponent stayed silent too long: save the match as abandoned
+        by him.  Returns the store's Deferred."""
+        silent = 1 - self.index(claimant)
+        silent_user = self.user(silent)
+        db = self._db(claimant)
+        a, b = sorted(self.names)
+        self.own_turn_drops = None
+        saved = unattended(db.save_match(SavedMatch(a, b, int(self.lobby.now()),
+                                                    self.to_record())), "save_match")
+        self._departed(db, claimant.session.settings.fair, silent, False)
+        self._close()
+        claimant.session.send(fair_text.you_claimed(self.names[silent]))
+        if silent_user is not None:
+            silent_user.session.notify(fair_text.claimed_from_you(claimant.name))
+            self.lobby.broadcast_who(silent_user)
+        self.lobby.broadcast_who(claimant)
+        line = text.report_left(self.names[silent], claimant.name)
+        for user in self.lobby.users():
+            if user.name not in self.names and (user.toggles["report"]
+                                                or user.watching in self.names):
+                user.session.notify_event(line)
+        return saved

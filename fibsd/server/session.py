@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import copy
 import enum
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 from twisted.internet.defer import Deferred, maybeDeferred
@@ -175,6 +176,9 @@ class Services:
     # Stops the whole server (``admin shutdown``): the reactor's stop under fibsd.app.
     stop: Callable[[], object] | None = None
     countdown: Any = None  # a running ``admin shutdown`` (fibsd.server.commands.admin)
+    # Called with (command name, seconds) once each command is done: the web face's
+    # metrics (fibsd.app connects them), which must not reach into sessions.
+    command_observers: list[Callable[[str, float], None]] = field(default_factory=list)
 
 
 class Session:
@@ -699,12 +703,17 @@ class Session:
             return Phase.READY
         if found.name not in NOT_REPEATED and not (found.name == "message" and rest):
             self._repeatable = line
+        started = time.perf_counter()
         result = found.run(self, rest)
         if isinstance(result, Deferred):
-            return result.addCallback(lambda _: self._command_done())
-        return self._command_done()
+            return result.addCallback(lambda _: self._command_done(found.name, started))
+        return self._command_done(found.name, started)
 
-    def _command_done(self) -> Phase:
+    def _command_done(self, name: str, started: float) -> Phase:
+        if self.services.command_observers:
+            seconds = time.perf_counter() - started
+            for observer in self.services.command_observers:
+                observer(name, seconds)
         if self.phase is Phase.CLOSED:
             return Phase.CLOSED
         self._prompt()

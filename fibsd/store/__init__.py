@@ -120,6 +120,29 @@ class AdminAction:
     detail: str = ""
 
 
+@dataclass(frozen=True)
+class Departure:
+    """A saved match one player left or dropped (or was claimed from): it counts as
+    abandoned if he does not resume it in time once his opponent has offered to
+    (``offered``), or at once (``counts_now``: twice dropped on his own turn when behind)."""
+
+    player_a: str
+    player_b: str
+    dropper: str
+    left: int  # Unix time
+    offered: bool = False
+    counts_now: bool = False
+
+
+@dataclass(frozen=True)
+class RatingStep:
+    """One finished match's rating change for one player, without the record."""
+
+    match_id: int
+    finished: int  # Unix time
+    change: float
+
+
 class Store(Protocol):
     # users
     def create_user(self, name: str, password_hash: str, created: int) -> UserRecord:
@@ -236,6 +259,46 @@ class Store(Protocol):
 
     def finished_match(self, match_id: int) -> FinishedMatch | None:
         """The finished match with this ``id``, or ``None``."""
+        ...
+
+    def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
+        """``name``'s rating changes in his last ``limit`` finished matches, oldest
+        first (the web face's rating chart)."""
+        ...
+
+    # fair play (protocol/fair-dice.md)
+    def record_departure(self, departure: Departure) -> None:
+        """Keep a departure, replacing any for the same pair."""
+        ...
+
+    def offer_resume(self, name: str) -> None:
+        """``name`` offers to resume every match another player left him in."""
+        ...
+
+    def clear_departure(self, player_a: str, player_b: str) -> None: ...
+
+    def due_departures(self, left_before: int) -> list[Departure]:
+        """Departures that count at once or whose player left before ``left_before``."""
+        ...
+
+    def count_abandonment(
+        self,
+        departure: Departure,
+        adjudicated: FinishedMatch | None = None,
+        new_ratings: Mapping[str, tuple[float, int]] | None = None,
+        notices: Mapping[str, str] | None = None,
+    ) -> None:
+        """In one transaction: the dropper's abandonment counted, the departure gone,
+        and for an adjudicated match its result kept (as ``record_finished_match``),
+        the dropper's adjudications counted and a notice kept for each named player."""
+        ...
+
+    def take_notices(self, name: str) -> list[str]:
+        """The notices waiting for ``name``, oldest first, removed from the store."""
+        ...
+
+    def reliability(self, name: str) -> tuple[int, int, int]:
+        """(matches abandoned, of those adjudicated, matches finished) for ``name``."""
         ...
 
     def close(self) -> None: ...

@@ -20,8 +20,10 @@ from typing import Any
 from fibsd.store import (
     AdminAction,
     Ban,
+    Departure,
     FinishedMatch,
     NameTaken,
+    RatingStep,
     SavedMatch,
     StoredMessage,
     UnknownUser,
@@ -260,32 +262,38 @@ class SQLiteStore:
         new_ratings: Mapping[str, tuple[float, int]] | None = None,
     ) -> None:
         with self._transaction() as cursor:
+            self._finish(cursor, match, new_ratings)
+
+    @staticmethod
+    def _finish(cursor: sqlite3.Cursor, match: FinishedMatch,
+                new_ratings: Mapping[str, tuple[float, int]] | None) -> None:
+        """``record_finished_match``'s writes, inside the caller's transaction."""
+        cursor.execute(
+            f"INSERT INTO finished_matches ({_MATCH_COLUMNS})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                match.winner,
+                match.loser,
+                match.length,
+                match.winner_points,
+                match.loser_points,
+                match.finished,
+                match.record,
+                match.winner_rating_change,
+                match.loser_rating_change,
+            ),
+        )
+        cursor.execute(
+            "DELETE FROM saved_matches WHERE player_a = ? AND player_b = ?",
+            _pair(match.winner, match.loser),
+        )
+        for name, (rating, experience) in (new_ratings or {}).items():
             cursor.execute(
-                f"INSERT INTO finished_matches ({_MATCH_COLUMNS})"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    match.winner,
-                    match.loser,
-                    match.length,
-                    match.winner_points,
-                    match.loser_points,
-                    match.finished,
-                    match.record,
-                    match.winner_rating_change,
-                    match.loser_rating_change,
-                ),
+                "UPDATE users SET rating = ?, experience = ? WHERE name = ?",
+                (rating, experience, name),
             )
-            cursor.execute(
-                "DELETE FROM saved_matches WHERE player_a = ? AND player_b = ?",
-                _pair(match.winner, match.loser),
-            )
-            for name, (rating, experience) in (new_ratings or {}).items():
-                cursor.execute(
-                    "UPDATE users SET rating = ?, experience = ? WHERE name = ?",
-                    (rating, experience, name),
-                )
-                if cursor.rowcount == 0:
-                    raise UnknownUser(name)
+            if cursor.rowcount == 0:
+                raise UnknownUser(name)
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         rows = self._conn.execute(
@@ -390,6 +398,102 @@ class SQLiteStore:
             "SELECT at, admin, action, target, detail FROM admin_log"
             " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [AdminAction(*row) for row in reversed(rows)]
+
+    def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
+        rows = self._conn.execute(
+            "SELECT id, finished, CASE WHEN winner = ? THEN winner_rating_change"
+            " ELSE loser_rating_change END FROM finished_matches"
+            " WHERE winner = ? OR loser = ? ORDER BY id DESC LIMIT ?",
+            (name, name, name, limit),
+        ).fetchall()
+        return [RatingStep(*row) for row in reversed(rows)]
+
+    # fair play
+
+    def record_departure(self, departure: Departure) -> None:
+        player_a, player_b = _pair(departure.player_a, departure.player_b)
+        with self._transaction() as cursor:
+            for player in (player_a, player_b):
+                self._user_id(cursor, player)
+            cursor.execute(
+                "INSERT OR REPLACE INTO departures"
+                " (player_a, player_b, dropper, left_at, offered, counts_now)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (player_a, player_b, departure.dropper, departure.left,
+                 int(departure.offered), int(departure.counts_now)),
+            )
+
+    def offer_resume(self, name: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "UPDATE departures SET offered = 1"
+                " WHERE (player_a = ? OR player_b = ?) AND dropper != ?",
+                (name, name, name),
+            )
+
+    def clear_departure(self, player_a: str, player_b: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM departures WHERE player_a = ? AND player_b = ?",
+                _pair(player_a, player_b),
+            )
+
+    def due_departures(self, left_before: int) -> list[Departure]:
+        rows = self._conn.execute(
+            "SELECT player_a, player_b, dropper, left_at, offered, counts_now FROM departures"
+            " WHERE counts_now = 1 OR left_at < ? ORDER BY left_at",
+            (left_before,),
+        ).fetchall()
+        return [Departure(a, b, dropper, left, bool(offered), bool(now))
+                for a, b, dropper, left, offered, now in rows]
+
+    def count_abandonment(
+        self,
+        departure: Departure,
+        adjudicated: FinishedMatch | None = None,
+        new_ratings: Mapping[str, tuple[float, int]] | None = None,
+        notices: Mapping[str, str] | None = None,
+    ) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM departures WHERE player_a = ? AND player_b = ?",
+                _pair(departure.player_a, departure.player_b),
+            )
+            self._user_id(cursor, departure.dropper)
+            extra = ", adjudicated = adjudicated + 1" if adjudicated is not None else ""
+            cursor.execute(
+                f"UPDATE users SET abandoned = abandoned + 1{extra} WHERE name = ?",
+                (departure.dropper,),
+            )
+            if adjudicated is not None:
+                self._finish(cursor, adjudicated, new_ratings)
+            for name, text in (notices or {}).items():
+                cursor.execute(
+                    "INSERT INTO notices (recipient_id, text) VALUES (?, ?)",
+                    (self._user_id(cursor, name), text),
+                )
+
+    def take_notices(self, name: str) -> list[str]:
+        with self._transaction() as cursor:
+            row = cursor.execute("SELECT id FROM users WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                return []
+            rows = cursor.execute(
+                "SELECT text FROM notices WHERE recipient_id = ? ORDER BY id", (row[0],)
+            ).fetchall()
+            cursor.execute("DELETE FROM notices WHERE recipient_id = ?", (row[0],))
+        return [text for (text,) in rows]
+
+    def reliability(self, name: str) -> tuple[int, int, int]:
+        row = self._conn.execute(
+            "SELECT abandoned, adjudicated FROM users WHERE name = ?", (name,)
+        ).fetchone()
+        if row is None:
+            return (0, 0, 0)
+        (finished,) = self._conn.execute(
+            "SELECT count(*) FROM finished_matches WHERE winner = ? OR loser = ?", (name, name)
+        ).fetchone()
+        return (int(row[0]), int(row[1]), int(finished))
 
     def close(self) -> None:
         self._conn.close()

@@ -133,8 +133,8 @@ def test_levels_filter_and_bad_names_are_refused() -> None:
 def test_the_server_writes_json_lines_to_its_log_file(tmp_path: Path) -> None:
     log_file = tmp_path / "logs" / "fibsd.jsonl"
     server = subprocess.Popen(
-        [sys.executable, "-m", "fibsd", "--port", "0", "--interface", "127.0.0.1",
-         "--data-dir", str(tmp_path / "data"), "--log-file", str(log_file),
+        [sys.executable, "-m", "fibsd", "--port", "0", "--web-port", "0",
+         "--interface", "127.0.0.1", "--data-dir", str(tmp_path / "data"), "--log-file", str(log_file),
          "--log-format", "json", "--log-level", "info"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
     try:

@@ -15,6 +15,7 @@ import pytest
 from fibsd.store import (
     FinishedMatch,
     NameTaken,
+    RatingStep,
     SavedMatch,
     Store,
     StoredMessage,
@@ -320,6 +321,20 @@ def test_the_archive_pages_newest_first_with_ids(any_store: Store) -> None:
     one = any_store.finished_match(ids[1])
     assert one == everything[1] and one is not None and one.id == ids[1]
     assert any_store.finished_match(max(ids) + 100) is None
+
+
+def test_rating_steps_are_the_players_own_changes_oldest_first(any_store: Store) -> None:
+    for match in (finished("alice", "bob", 6000, winner_rating_change=5.0,
+                           loser_rating_change=-5.0),
+                  finished("carol", "dave", 6100),
+                  finished("bob", "alice", 7000, winner_rating_change=3.25,
+                           loser_rating_change=-3.25)):
+        any_store.record_finished_match(match)
+    steps = any_store.rating_steps("alice", 10)
+    assert [(s.finished, s.change) for s in steps] == [(6000, 5.0), (7000, -3.25)]
+    assert steps[0].match_id < steps[1].match_id
+    assert any_store.rating_steps("alice", 1) == [RatingStep(steps[1].match_id, 7000, -3.25)]
+    assert any_store.rating_steps("erin", 10) == []
 
 
 # persistence

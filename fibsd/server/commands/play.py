@@ -23,6 +23,7 @@ from twisted.internet.defer import maybeDeferred
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
 from fibsd.server.commands import command, user_of
+from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby, on_login, on_logout
 from fibsd.server.match import LiveMatch, live_match
 from fibsd.server.ratelimit import allow
@@ -52,6 +53,9 @@ class Invitation:
     length: int | None  # 0 unlimited, None: resume the saved match
     confirmed: bool = True  # False: the terms changed since the invitee last saw this inviter's
     sent: float = 0.0  # when the invitee was sent these terms (the lobby's clock)
+    # A new match's server seed, drawn now so both players can see its commitment with
+    # ``fairdice`` before joining (None for a resume, or when a test scripts the dice).
+    server_seed: bytes | None = None
 
 
 def _match(session: Session) -> LiveMatch | None:
@@ -111,14 +115,26 @@ def invite(session: Session, rest: str) -> Any:
             session.send(text.no_saved_match(target.name))
             return
         lines = [text.invitation(user.name, length)]
+        if saved is not None and session.settings.fair.abandon_days > 0:
+            # an invitation offers to resume the match the invitee may have left
+            unattended(session.db.offer_resume(user.name), "offer_resume")
         if length is not None and saved is not None:
             lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
         lines.append(text.type_join(user.name))
         seen = target.invitations_seen
         confirmed = seen.get(user.name, length) == length
         seen[user.name] = length
+        seed = None
+        if length is not None and lobby.dice is None:
+            # The same offer again keeps the commitment the invitee may have checked.
+            previous = lobby.invitations.get(user.name)
+            if (isinstance(previous, Invitation) and previous.invitee == target.name
+                    and previous.length == length and previous.server_seed is not None):
+                seed = previous.server_seed
+            else:
+                seed = lobby.draw_seed()
         lobby.invitations[user.name] = Invitation(user.name, target.name, length, confirmed,
-                                                  lobby.now())
+                                                  lobby.now(), seed)
         session.send(text.you_invited(target.name, length))
         if target.away is not None:
             session.send(chat.is_away(target.name, target.away))
@@ -200,7 +216,7 @@ def join(session: Session, rest: str) -> Any:
 
         return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallback(resume)
 
-    live = LiveMatch.new(lobby, inviter, user, invitation.length)
+    live = LiveMatch.new(lobby, inviter, user, invitation.length, invitation.server_seed)
     # A new match replaces the pair's saved one (between-games.md 1.1).
     deleting = maybeDeferred(session.db.delete_saved_match, inviter.name, user.name)
     live.begin(inviter, user, resumed=False)
