@@ -19,7 +19,15 @@ from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
 
 from fibsd.__main__ import main
 from fibsd.config import load_settings
-from fibsd.store import AdminAction, Ban, FinishedMatch, SavedMatch, Store, StoredMessage
+from fibsd.store import (
+    AdminAction,
+    Ban,
+    Departure,
+    FinishedMatch,
+    SavedMatch,
+    Store,
+    StoredMessage,
+)
 from fibsd.store.opening import shown
 from fibsd.store.sqlite import SQLiteStore
 from tests.helpers import make_settings
@@ -102,6 +110,8 @@ def a_site(database: Path) -> SQLiteStore:
     store.record_finished_match(FinishedMatch("dave", "alice", 3, 3, 0, 2950, "rec 2"))
     store.add_ban(Ban("name", "Mallory", 100, None, "root", "spam"))
     store.log_admin(AdminAction(100, "root", "ban", "name Mallory", "forever spam"))
+    store.count_abandonment(Departure("Bob", "dave", "dave", 3100), notices={"Bob": "gone"})
+    store.record_departure(Departure("alice", "carol", "carol", 3200, offered=True))
     return store
 
 
@@ -112,7 +122,8 @@ def everything(store: Store) -> list[object]:
             [store.saved_matches(n) for n in names],
             [(m, m.id) for n in names for m in store.finished_matches(n)],
             store.bans(0), store.admin_log(100),
-            [store.count_messages(n) for n in names]]
+            [store.count_messages(n) for n in names],
+            store.due_departures(10**10), [store.reliability(n) for n in names]]
 
 
 def test_migrate_copies_a_site_verified(tmp_path: Path, postgres_url: str) -> None:
@@ -125,7 +136,8 @@ def test_migrate_copies_a_site_verified(tmp_path: Path, postgres_url: str) -> No
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         "admin_log: 1 rows", "bans: 1 rows", "finished_matches: 2 rows", "users: 4 rows",
-        "messages: 2 rows", "saved_matches: 1 rows", "settings: 3 rows",
+        "departures: 1 rows", "messages: 2 rows", "notices: 1 rows", "saved_matches: 1 rows",
+        "settings: 3 rows",
         f"ratings checksum {checksum}: equal",
         f"fibsd: copied {database} to {postgres_url}, verified"]
     copied = PostgresStore(postgres_url)
@@ -133,6 +145,7 @@ def test_migrate_copies_a_site_verified(tmp_path: Path, postgres_url: str) -> No
         assert everything(copied) == expected
         assert copied.take_messages("carol") == [StoredMessage("Bob", "carol", 2500, "see you"),
                                                  StoredMessage("alice", "carol", 2600, "me too")]
+        assert copied.take_notices("Bob") == ["gone"]
         # the copied ids go on: new rows get new numbers
         copied.create_user("erin", "h", 5000)
         copied.record_finished_match(FinishedMatch("erin", "alice", 1, 1, 0, 6000, "rec 3"))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import psycopg
 from psycopg import errors
@@ -29,8 +29,10 @@ from psycopg import errors
 from fibsd.store import (
     AdminAction,
     Ban,
+    Departure,
     FinishedMatch,
     NameTaken,
+    RatingStep,
     SavedMatch,
     StoredMessage,
     UnknownUser,
@@ -41,9 +43,6 @@ from fibsd.store.postgres_migrations import upgrade
 
 # the same tables and columns as SQLite's, read into records the same way
 from fibsd.store.sqlite import _MATCH_COLUMNS, _USER_COLUMNS, SQLiteStore, _finished, _pair
-
-if TYPE_CHECKING:
-    from fibsd.store import Departure
 
 _BAN_COLUMNS = SQLiteStore._BAN_COLUMNS
 _DEPARTURE_COLUMNS = "player_a, player_b, dropper, left_at, offered, counts_now"
@@ -317,6 +316,16 @@ class PostgresStore:
             row = cursor.fetchone()
         return None if row is None else _finished(row)
 
+    def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
+        with self._transaction(write=False) as cursor:
+            cursor.execute(
+                "SELECT id, finished, CASE WHEN winner = %(name)s THEN winner_rating_change"
+                " ELSE loser_rating_change END FROM finished_matches"
+                " WHERE winner = %(name)s OR loser = %(name)s ORDER BY id DESC LIMIT %(limit)s",
+                {"name": name, "limit": limit})
+            rows = cursor.fetchall()
+        return [RatingStep(*row) for row in reversed(rows)]
+
     # administration
 
     def rename_user(self, name: str, new_name: str) -> None:
@@ -430,8 +439,6 @@ class PostgresStore:
                 _pair(player_a, player_b))
 
     def due_departures(self, left_before: int) -> list[Departure]:
-        from fibsd.store import Departure  # with the fair-play store methods
-
         with self._transaction(write=False) as cursor:
             cursor.execute(
                 f"SELECT {_DEPARTURE_COLUMNS} FROM departures"

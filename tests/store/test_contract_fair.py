@@ -3,22 +3,13 @@ reliability; protocol/fair-dice.md), run against every backend like test_contrac
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from fibsd.store import FinishedMatch, SavedMatch, Store, UnknownUser
-from fibsd.store.sqlite import SQLiteStore
+from fibsd.store import Departure, FinishedMatch, SavedMatch, Store, UnknownUser
 from tests.store.test_contract import any_store, with_users  # noqa: F401 (a fixture)
 
-pytestmark = pytest.mark.skipif(
-    not hasattr(SQLiteStore, "record_departure"),
-    reason="the fair-play store methods (branch wt-fair) are not in this tree yet")
 
-
-def departure(a: str, b: str, dropper: str, left: int, **flags: bool) -> Any:
-    from fibsd.store import Departure
-
+def departure(a: str, b: str, dropper: str, left: int, **flags: bool) -> Departure:
     return Departure(a, b, dropper, left, **flags)
 
 
