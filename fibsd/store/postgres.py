@@ -349,6 +349,16 @@ class PostgresStore:
                     cursor.execute(
                         "INSERT INTO saved_matches (player_a, player_b, saved, record)"
                         " VALUES (%s, %s, %s, %s)", (first, second, when, record))
+                cursor.execute(
+                    "DELETE FROM departures WHERE player_a = %s OR player_b = %s"
+                    f" RETURNING {_DEPARTURE_COLUMNS}", (name, name))
+                for player_a, player_b, dropper, *rest in cursor.fetchall():
+                    first, second = _pair(*(new_name if p == name else p
+                                            for p in (player_a, player_b)))
+                    cursor.execute(
+                        f"INSERT INTO departures ({_DEPARTURE_COLUMNS})"
+                        " VALUES (%s, %s, %s, %s, %s, %s)",
+                        (first, second, new_name if dropper == name else dropper, *rest))
                 for column in ("winner", "loser"):
                     cursor.execute(
                         f"UPDATE finished_matches SET {column} = %s WHERE {column} = %s",

@@ -57,3 +57,15 @@ def test_counting_an_abandonment_is_one_transaction(any_store: Store) -> None:
     any_store.count_abandonment(departure("alice", "bob", "alice", 5))
     assert any_store.reliability("alice") == (1, 0, 1)
     assert any_store.take_notices("alice") == ["bob abandoned"]
+
+
+def test_renaming_a_player_carries_his_departures(any_store: Store) -> None:
+    """A departure refers to both names: a rename (``admin rename``) moves it along,
+    re-sorting the pair, instead of failing on the reference."""
+    with_users(any_store, "alice", "bob", "carol")
+    any_store.record_departure(departure("alice", "bob", "bob", 100))
+    any_store.record_departure(departure("bob", "carol", "carol", 200, offered=True))
+    any_store.rename_user("bob", "zed")
+    assert any_store.due_departures(1000) == [
+        departure("alice", "zed", "zed", 100),
+        departure("carol", "zed", "carol", 200, offered=True)]
