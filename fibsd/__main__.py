@@ -21,11 +21,12 @@ from twisted.python import usage
 from twisted.python.failure import Failure
 
 from fibsd.config import ConfigError, Settings, load_settings
+from fibsd.store import WriteFailed
 from fibsd.store.migrations import SchemaTooNew
 
 # What opening an unusable database file raises (a directory that cannot be created,
-# a file that is not SQLite, one written by a newer fibsd).
-DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew)
+# a file that is not SQLite, one written by a newer fibsd, one that cannot be written).
+DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew, WriteFailed)
 
 # The configuration next to the package in a source checkout (the README's run command).
 SOURCE_CONFIG = Path(__file__).resolve().parent.parent / "config" / "fibsd.toml"
@@ -102,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _cannot_open(settings: Settings, error: Exception) -> str:
+    if isinstance(error, WriteFailed):
+        return (f"fibsd: cannot write the database {settings.database}: {error}"
+                " (the server must be able to write the file and its directory)")
     return f"fibsd: cannot open the database {settings.database}: {error}"
 
 

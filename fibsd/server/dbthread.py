@@ -32,7 +32,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
-from fibsd.store import Store
+from fibsd.store import Store, WriteFailed
 
 log = Logger()
 P = ParamSpec("P")
@@ -47,18 +47,28 @@ class DatabaseStopped(Exception):
     """A store call was made after the database thread was told to stop."""
 
 
-def unattended(deferred: Deferred[T], what: str) -> Deferred[T | None]:
-    """A store write nobody waits for the answer to: a failure is logged instead of
-    lost.  One that comes after the database stopped (a rehash finishing during
-    shutdown) is expected and only noted."""
+def log_write_failed(failure: Failure, what: str, **fields: str) -> None:
+    """Log the operator event ``write_failed`` for a store write that did not happen.
 
-    def failed(failure: Failure) -> None:
-        if failure.check(DatabaseStopped):
-            log.warn("Store call {what} came after the database stopped", what=what)
-        else:
-            log.failure("Store call {what} failed", failure, what=what)
+    A refusal of the database (``WriteFailed``: disk full, read-only file) is an
+    operating condition, logged as an error with its message; anything else is a
+    bug, logged with its traceback.  One that comes after the database stopped (a
+    rehash finishing during shutdown) is expected and only noted."""
+    if failure.check(DatabaseStopped):
+        log.warn("Store call {what} came after the database stopped", what=what,
+                 event="write_failed", **fields)
+    elif failure.check(WriteFailed):
+        log.error("Store call {what} failed: {error}", what=what, event="write_failed",
+                  error=failure.getErrorMessage(), **fields)
+    else:
+        log.failure("Store call {what} failed", failure, what=what, event="write_failed",
+                    **fields)
 
-    return deferred.addErrback(failed)
+
+def unattended(deferred: Deferred[T], what: str, **fields: str) -> Deferred[T | None]:
+    """A store write nobody waits for the answer to: a failure is logged
+    (``log_write_failed``) instead of lost."""
+    return deferred.addErrback(log_write_failed, what, **fields)
 
 
 class DatabaseThread(Service):

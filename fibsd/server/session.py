@@ -32,10 +32,10 @@ from twisted.python.failure import Failure
 
 from fibsd.config import Settings
 from fibsd.server import commands
-from fibsd.server.dbthread import unattended
+from fibsd.server.dbthread import log_write_failed, unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
-from fibsd.store import NameTaken, StoredMessage, UserRecord
+from fibsd.store import NameTaken, StoredMessage, UserRecord, WriteFailed
 from fibsd.wire import chat, clip
 from fibsd.wire.input import (
     NAME_MAX,
@@ -78,6 +78,7 @@ MAX_QUEUED_LINES = 100
 NOT_REPEATED = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper"})
 REGISTRATION_CLOSED = "Your site is not allowed to create new accounts."
 SERVER_FULL = "** Sorry, the server is full. Please try again later."
+NOT_SAVED = "Sorry, that was not saved: the server could not write its database."
 
 
 @dataclass(frozen=True)
@@ -304,9 +305,15 @@ class Session:
         """An unexpected error: log it, answer with a `** ` line, keep the connection."""
         if self.phase is Phase.CLOSED:
             return Phase.CLOSED
-        log.failure("Unexpected error in phase {phase}", failure, phase=self.phase)
+        refused = failure.check(WriteFailed) is not None
+        if refused:  # the database refused a write: an operating condition, not a bug
+            name = self.user.name if self.user is not None else self._new_name
+            log_write_failed(failure, "command", user=name, phase=self.phase.value)
+        else:
+            log.failure("Unexpected error in phase {phase}", failure, phase=self.phase)
         if self.phase is Phase.READY:
-            self.error("Sorry, the server could not complete that command.")
+            self.error(NOT_SAVED if refused else
+                       "Sorry, the server could not complete that command.")
             self._prompt()
             return Phase.READY
         self.write("\r\n** Sorry, something went wrong. Please try again.\r\n" + LOGIN_PROMPT,
