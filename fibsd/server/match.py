@@ -344,17 +344,15 @@ class LiveMatch:
             result, self._result = self._result, None
             self._actor = None
         db = self._db()
-        if db is None:  # nobody online to act: nothing to announce either
+        if db is None or (result is None and not self.is_live):  # nothing to store
+            self._send(blocks, actor, after)
             return succeed(None)
         if result is not None:
             write = db.record_finished_match(result.finished, new_ratings=result.new_ratings)
             what = "record_finished_match"
-        elif self.is_live:
+        else:
             write = db.save_match(self._saved())
             what = "save_match"
-        else:
-            write = self.when_saved()
-            what = ""
 
         def stored(_: object) -> None:
             if result is not None:
@@ -404,8 +402,9 @@ class LiveMatch:
 
     @property
     def unsaved(self) -> bool:
-        """Whether a write of this match (or a command waiting for one) is under way."""
-        return self._unsaved > 0 or bool(self._waiting)
+        """Whether a write of this match is under way (commands wait only while one is:
+        ``_written`` lets the waiting ones go in order as soon as none is)."""
+        return self._unsaved > 0
 
     def when_saved(self) -> Deferred[None]:
         """Fires once every write queued for this match has been answered, and every
