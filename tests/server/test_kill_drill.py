@@ -126,6 +126,17 @@ class Server(ProcessProtocol):
         self.exit_code = getattr(reason.value, "exitCode", None)
         self.drill.poke()
 
+    def usage(self) -> tuple[int, float]:
+        """The live process's RSS (kB) and CPU seconds so far, from /proc (Linux)."""
+        assert self.transport is not None
+        try:
+            status = Path(f"/proc/{self.transport.pid}/status").read_text()
+            fields = Path(f"/proc/{self.transport.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0, 0.0
+        rss = int(re.search(r"VmRSS:\s+(\d+)", status)[1]) if "VmRSS" in status else 0
+        return rss, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def signal(self, number: int) -> None:
         assert self.transport is not None
         self.transport.signalProcess({signal.SIGKILL: "KILL", signal.SIGTERM: "TERM"}[number])
@@ -371,6 +382,7 @@ async def test_kill_minus_nine_at_random_points_loses_no_match(tmp_path: Path) -
     pairs = [Pair(a, b, random.Random(rng.random())) for a, b in PAIRS]
     drill = Drill()
     kills = during = 0
+    usage: list[tuple[int, float]] = []  # each server's RSS and CPU when it was stopped
     for _ in range(KILLS):
         server = start_server(drill, config)
         try:
@@ -384,6 +396,7 @@ async def test_kill_minus_nine_at_random_points_loses_no_match(tmp_path: Path) -
                 lambda: f"{threshold} boards; bots got {sum(bot.boards for bot in bots)}")
         finally:
             if not server.ended:
+                usage.append(server.usage())
                 server.signal(signal.SIGKILL)
             await drill.until(lambda: server.ended, lambda: "the killed server to end")
         kills += 1
@@ -398,6 +411,7 @@ async def test_kill_minus_nine_at_random_points_loses_no_match(tmp_path: Path) -
                           lambda: f"every match to end: {pairs}")
     finally:
         if not server.ended:
+            usage.append(server.usage())
             server.signal(signal.SIGTERM)
         await drill.until(lambda: server.ended, lambda: "the server to stop on SIGTERM")
     assert server.exit_code == 0, server.output[-2000:]
@@ -405,4 +419,6 @@ async def test_kill_minus_nine_at_random_points_loses_no_match(tmp_path: Path) -
     assert sum(pair.starts for pair in pairs) >= len(pairs)
     reconcile(database, pairs)
     print(f"kill drill: {kills} kills, {during} running matches interrupted, "
-          f"{sum(pair.starts for pair in pairs)} matches played to the end")
+          f"{sum(pair.starts for pair in pairs)} matches played to the end; server RSS at "
+          f"the kill at most {max(u[0] for u in usage) / 1024:.1f} MB, CPU per server "
+          f"{min(u[1] for u in usage):.2f}-{max(u[1] for u in usage):.2f} s")
