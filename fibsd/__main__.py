@@ -103,10 +103,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _cannot_open(settings: Settings, error: Exception) -> str:
+    hint = " (the server must be able to write the file and its directory)"
     if isinstance(error, WriteFailed):
-        return (f"fibsd: cannot write the database {settings.database}: {error}"
-                " (the server must be able to write the file and its directory)")
-    return f"fibsd: cannot open the database {settings.database}: {error}"
+        return f"fibsd: cannot write the database {settings.database}: {error}{hint}"
+    if not isinstance(error, sqlite3.OperationalError):
+        hint = ""
+    return f"fibsd: cannot open the database {settings.database}: {error}{hint}"
 
 
 def _stop_signals_once() -> None:

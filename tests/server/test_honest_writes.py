@@ -239,8 +239,9 @@ def test_a_read_only_database_directory_stops_the_start(tmp_path: Path) -> None:
     with unwritable(directory):
         result = start_fibsd(tmp_path, database)
     assert result.returncode == 2
-    assert result.stderr.startswith("fibsd: cannot ")
-    assert str(database) in result.stderr
+    assert result.stderr.startswith(f"fibsd: cannot open the database {database}: ")
+    assert result.stderr.endswith(
+        " (the server must be able to write the file and its directory)\n")
     assert "listening" not in result.stdout
 
 
