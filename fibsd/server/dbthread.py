@@ -15,6 +15,11 @@ Usage, from reactor code::
 
 ``stop`` runs after everything already queued, so nothing is left half-written at
 shutdown; calls made after it fail with ``DatabaseStopped``.
+
+A store with a ``checkpoint`` method (SQLite's WAL) has it called every
+``CHECKPOINT_INTERVAL`` seconds on a second thread of its own: every game action is a
+write (``fibsd.server.match``), and a checkpoint on the writing thread, with its copying
+and syncing, would hold up every write queued behind it.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from twisted.application.service import Service
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.interfaces import IReactorFromThreads
+from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -38,6 +44,7 @@ log = Logger()
 P = ParamSpec("P")
 T = TypeVar("T")
 
+CHECKPOINT_INTERVAL = 1.0  # seconds between two checkpoints of the store
 STORE_METHODS = frozenset(
     name for name in vars(Store) if not name.startswith("_") and name != "close"
 )
@@ -94,10 +101,28 @@ class DatabaseThread(Service):
         self._stopping = False
         self._finished = False
         self._waiters: list[Deferred[None]] = []
+        checkpoint = getattr(store, "checkpoint", None)
+        self._checkpoints: LoopingCall | None = None
+        self._checkpoint_pool = ThreadPool(minthreads=1, maxthreads=1,
+                                           name="fibsd-database-checkpoint")
+        self._checkpoint_pool.threadFactory = partial(  # type: ignore[assignment]
+            Thread, daemon=True)
+        if callable(checkpoint):
+            self._checkpoints = LoopingCall(self._checkpoint, checkpoint)
+            self._checkpoints.clock = reactor  # type: ignore[assignment]
 
     def start(self) -> None:
         """Start the worker; calls made before this wait in the queue."""
         self._pool.start()
+        if self._checkpoints is not None and not self._checkpoints.running:
+            self._checkpoint_pool.start()
+            self._checkpoints.start(CHECKPOINT_INTERVAL, now=False)
+
+    def _checkpoint(self, checkpoint: Callable[[], None]) -> Deferred[None]:
+        """One checkpoint on its own thread; the loop waits for it before the next."""
+        running = deferToThreadPool(self._reactor, self._checkpoint_pool, checkpoint)
+        return running.addErrback(
+            lambda failure: log.failure("Checkpointing the database failed", failure))
 
     def run(
         self,
@@ -135,6 +160,10 @@ class DatabaseThread(Service):
         self._waiters.append(waiter)
         if not self._stopping:
             self._stopping = True
+            if self._checkpoints is not None and self._checkpoints.running:
+                self._checkpoints.stop()
+            # Joins a checkpoint under way, so none runs when the store closes.
+            self._checkpoint_pool.stop()
             if not self._pool.started:
                 self._pool.start()  # never started: still close the store
             closing = deferToThreadPool(self._reactor, self._pool, self._store.close)

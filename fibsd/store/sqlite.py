@@ -37,6 +37,11 @@ from fibsd.store import (
 from fibsd.store.migrations import upgrade
 
 _BUSY_TIMEOUT_MS = 5000
+# WAL pages after which a commit checkpoints by itself (SQLite's default is 1000).  The
+# server checkpoints from a second connection on a thread of its own (``checkpoint``),
+# so that the writes, one per game action, never wait for a checkpoint's copying and
+# syncing; this is only the backstop for a store used without it.
+_AUTOCHECKPOINT_PAGES = 10000
 PRIVATE_MODE = 0o600  # owner read and write only
 
 _USER_COLUMNS = (
@@ -80,8 +85,11 @@ class SQLiteStore:
         )
         self._conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
         self._conn.execute("PRAGMA foreign_keys = ON")
+        self._path = str(path)
+        self._checkpointer: sqlite3.Connection | None = None
         if str(path) != ":memory:":
             self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute(f"PRAGMA wal_autocheckpoint = {_AUTOCHECKPOINT_PAGES}")
         self._conn.execute("PRAGMA synchronous = NORMAL")
         try:
             upgrade(self._conn)
@@ -315,5 +323,19 @@ class SQLiteStore:
         ).fetchall()
         return [FinishedMatch(*row) for row in rows]
 
+    def checkpoint(self) -> None:
+        """Copy committed pages from the WAL into the database file (a PASSIVE
+        checkpoint: it never blocks a writer, nor waits for one).  Runs on its own
+        connection, so it may run on another thread than the other methods, but never
+        on two at once, nor after ``close``."""
+        if self._path == ":memory:":
+            return
+        if self._checkpointer is None:
+            self._checkpointer = sqlite3.connect(self._path, isolation_level=None,
+                                                 check_same_thread=False)
+        self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         self._conn.close()

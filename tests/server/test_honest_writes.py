@@ -259,3 +259,31 @@ def test_the_database_and_its_wal_files_are_created_0600(tmp_path: Path) -> None
     finally:
         os.umask(umask)
     assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}
+
+
+# -- checkpoints off the writing thread --------------------------------------------------------
+
+def file_only(path: Path) -> list[tuple[int]]:
+    """The saved matches' times as the database file alone holds them (WAL unread)."""
+    conn = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    try:
+        return conn.execute("SELECT saved FROM saved_matches").fetchall()
+    finally:
+        conn.close()
+
+
+def test_the_store_checkpoints_on_its_own_connection(tmp_path: Path) -> None:
+    path = tmp_path / "fibsd.sqlite"
+    store = SQLiteStore(path)
+    for name in ("alice", "bob"):
+        store.create_user(name, "hash", 1)
+    store.checkpoint()  # the schema and the accounts into the file
+    for number in range(50):
+        store.save_match(SavedMatch("alice", "bob", number, "x" * 3000))
+    assert file_only(path) == []  # all in the WAL: no commit checkpointed by itself
+    store.checkpoint()
+    assert file_only(path) == [(49,)]
+    store.save_match(SavedMatch("alice", "bob", 99, "y" * 3000))  # writes go on
+    store.checkpoint()
+    assert file_only(path) == [(99,)]
+    store.close()
