@@ -15,6 +15,9 @@ Invariants every implementation keeps (``tests/store/test_contract.py`` checks t
 * A new account starts at rating 1500.0 and experience 0, with no settings.
 * A saved match is keyed by its unordered pair of players: the record comes back with
   ``player_a``/``player_b`` in sorted order, whichever order it was saved or asked for.
+* A write the database refuses (a full disk, a read-only file, an I/O error) raises
+  ``WriteFailed`` and writes nothing; opening a store that cannot be written raises it
+  at once, so a server never starts on a database it cannot keep its promises in.
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ class NameTaken(Exception):
 
 class UnknownUser(KeyError):
     """No account has this name."""
+
+
+class WriteFailed(Exception):
+    """The database refused a write (disk full, read-only, I/O error): nothing of the
+    call was written.  The message is the database's own."""
 
 
 INITIAL_RATING = 1500.0
