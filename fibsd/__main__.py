@@ -266,7 +266,12 @@ def _migrate(source: Path, target: str) -> int:
 
 
 def _cannot_open(settings: Settings, error: Exception) -> str:
-    return f"fibsd: cannot open the database {shown(settings.database)}: {error}"
+    hint = " (the server must be able to write the file and its directory)"
+    if is_postgres_url(settings.database) or not isinstance(error, sqlite3.OperationalError):
+        hint = ""
+    if isinstance(error, WriteFailed):
+        return f"fibsd: cannot write the database {shown(settings.database)}: {error}{hint}"
+    return f"fibsd: cannot open the database {shown(settings.database)}: {error}{hint}"
 
 
 def _stop_signals_once() -> None:

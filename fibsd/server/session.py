@@ -35,11 +35,11 @@ from twisted.python.failure import Failure
 
 from fibsd.config import Settings
 from fibsd.server import commands
-from fibsd.server.dbthread import unattended
+from fibsd.server.dbthread import log_write_failed, unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
 from fibsd.administration import banned_text
-from fibsd.store import Ban, NameTaken, StoredMessage, UserRecord
+from fibsd.store import Ban, NameTaken, StoredMessage, UserRecord, WriteFailed
 from fibsd.wire import chat, clip
 from fibsd.wire.input import (
     NAME_MAX,
@@ -99,6 +99,7 @@ MAX_QUEUED_LINES = 100
 NOT_REPEATED = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper"})
 REGISTRATION_CLOSED = "Your site is not allowed to create new accounts."
 SERVER_FULL = "** Sorry, the server is full. Please try again later."
+NOT_SAVED = "Sorry, that was not saved: the server could not write its database."
 
 
 LOGGED_MESSAGE = 200  # characters of an error's message that reach the log
@@ -380,13 +381,18 @@ class Session:
         """An unexpected error: log it, answer with a `** ` line, keep the connection."""
         if self.phase is Phase.CLOSED:
             return Phase.CLOSED
+        refused = failure.check(WriteFailed) is not None
         user = self.user.name if self.user is not None else self._pending_name or self._new_name
-        command = self._command[:40] if self.phase is Phase.READY else self.phase.value
-        log.failure("Unexpected error in phase {phase} (user {user}, command {command})",
-                    _clipped(failure), phase=self.phase, event="error", user=user,
-                    command=command)
+        if refused:  # the database refused a write: an operating condition, not a bug
+            log_write_failed(failure, "command", user=user, phase=self.phase.value)
+        else:
+            command = self._command[:40] if self.phase is Phase.READY else self.phase.value
+            log.failure("Unexpected error in phase {phase} (user {user}, command {command})",
+                        _clipped(failure), phase=self.phase, event="error", user=user,
+                        command=command)
         if self.phase is Phase.READY:
-            self.error("Sorry, the server could not complete that command.")
+            self.error(NOT_SAVED if refused else
+                       "Sorry, the server could not complete that command.")
             self._prompt()
             return Phase.READY
         self.write("\r\n** Sorry, something went wrong. Please try again.\r\n" + LOGIN_PROMPT,

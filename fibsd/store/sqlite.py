@@ -7,10 +7,19 @@ the main thread and then used by the single database worker thread; never by two
 threads at once.  Files use WAL journaling with ``synchronous=NORMAL``: a commit
 survives a crash of the process, and readers (an operator's ``sqlite3`` shell) do not
 block the server.
+
+A write the database refuses (``SQLITE_FULL``, ``SQLITE_READONLY``, an I/O error) is
+rolled back and raised as ``WriteFailed``; opening runs one real write (a no-op update
+of the schema version row, committed) so that a database the server could not write
+stops it at start instead of failing every save later.
+
+Privacy: the file holds password hashes, so a new database file is created with mode
+0600 (owner only); SQLite gives its ``-wal`` and ``-shm`` files the database file's mode.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -28,10 +37,17 @@ from fibsd.store import (
     StoredMessage,
     UnknownUser,
     UserRecord,
+    WriteFailed,
 )
 from fibsd.store.migrations import upgrade
 
 _BUSY_TIMEOUT_MS = 5000
+# WAL pages after which a commit checkpoints by itself (SQLite's default is 1000).  The
+# server checkpoints from a second connection on a thread of its own (``checkpoint``),
+# so that the writes, one per game action, never wait for a checkpoint's copying and
+# syncing; this is only the backstop for a store used without it.
+_AUTOCHECKPOINT_PAGES = 10000
+PRIVATE_MODE = 0o600  # owner read and write only
 
 _USER_COLUMNS = (
     "id, name, password_hash, created, last_login, last_host, last_logout,"
@@ -46,6 +62,16 @@ _MATCH_COLUMNS = (
 def _finished(row: tuple[Any, ...]) -> FinishedMatch:
     """A ``finished_matches`` row read as ``id, <_MATCH_COLUMNS>``."""
     return FinishedMatch(*row[1:], id=row[0])
+
+
+def create_private(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 if it does not exist (SQLite would create
+    it with the umask's mode, commonly 0644: readable by every local user).  An
+    existing file keeps its mode: an operator may have chosen it."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE))
+    except FileExistsError:
+        pass
 
 
 def _pair(player_a: str, player_b: str) -> tuple[str, str]:
@@ -63,32 +89,49 @@ class SQLiteStore:
     def __init__(self, path: str | Path) -> None:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
+            create_private(Path(path))
         self._conn = sqlite3.connect(
             str(path), isolation_level=None, check_same_thread=False
         )
         self._conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
         self._conn.execute("PRAGMA foreign_keys = ON")
+        self._path = str(path)
+        self._checkpointer: sqlite3.Connection | None = None
         if str(path) != ":memory:":
             self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute(f"PRAGMA wal_autocheckpoint = {_AUTOCHECKPOINT_PAGES}")
         self._conn.execute("PRAGMA synchronous = NORMAL")
         try:
             upgrade(self._conn)
+            self._check_writable()
         except BaseException:
             self._conn.close()
             raise
+
+    def _check_writable(self) -> None:
+        """One committed write, so that an unwritable database fails here."""
+        with self._transaction() as cursor:
+            cursor.execute("UPDATE schema_version SET applied = applied"
+                           " WHERE version = (SELECT max(version) FROM schema_version)")
 
     @contextmanager
     def _transaction(self, write: bool = True) -> Iterator[sqlite3.Cursor]:
         """One transaction; a writer takes the write lock at once (IMMEDIATE) so
         it never fails half-way for want of it, a reader gets a stable snapshot."""
         cursor = self._conn.cursor()
-        cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         try:
-            yield cursor
-        except BaseException:
-            cursor.execute("ROLLBACK")
-            raise
-        cursor.execute("COMMIT")
+            cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield cursor
+                cursor.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:  # a failed COMMIT may have ended it
+                    cursor.execute("ROLLBACK")
+                raise
+        except (sqlite3.OperationalError, sqlite3.InternalError) as error:
+            if not write:
+                raise
+            raise WriteFailed(str(error)) from error
 
     @staticmethod
     def _user_id(cursor: sqlite3.Cursor, name: str) -> int:
@@ -507,5 +550,19 @@ class SQLiteStore:
         ).fetchone()
         return (int(row[0]), int(row[1]), int(finished))
 
+    def checkpoint(self) -> None:
+        """Copy committed pages from the WAL into the database file (a PASSIVE
+        checkpoint: it never blocks a writer, nor waits for one).  Runs on its own
+        connection, so it may run on another thread than the other methods, but never
+        on two at once, nor after ``close``."""
+        if self._path == ":memory:":
+            return
+        if self._checkpointer is None:
+            self._checkpointer = sqlite3.connect(self._path, isolation_level=None,
+                                                 check_same_thread=False)
+        self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         self._conn.close()
