@@ -425,8 +425,8 @@ class LiveMatch:
         if user is not None:
             blocks.setdefault(user, []).append(lines)
 
-    @staticmethod
-    def _send(blocks: Blocks, actor: OnlineUser | None, after: list[Callable[[], None]]) -> None:
+    def _send(self, blocks: Blocks, actor: OnlineUser | None,
+              after: list[Callable[[], None]]) -> None:
         for user, user_blocks in blocks.items():
             lines: list[str] = []
             for number, block in enumerate(user_blocks):
@@ -980,13 +980,13 @@ class LiveMatch:
         saved = self._saved()
         self._close()
         write = db.save_match(saved) if db is not None else succeed(None)
-        if db is not None:
-            self._departed(db, leaver.session.settings.fair, player, counts_now)
 
         def tell(stored: bool) -> None:
             if stored:
                 _log.info("match of {players[0]} and {players[1]} saved: {leaver} left",
                           event="match_save", players=list(self.names), leaver=leaver.name)
+                if db is not None:  # a departure from a match that can be resumed
+                    self._departed(db, leaver.session.settings.fair, player, counts_now)
             other = self.user(1 - player)
             if departure is None:
                 leaver.session.send(text.YOU_TERMINATED if stored else text.YOU_TERMINATED_UNSAVED)
