@@ -93,6 +93,35 @@ async def test_a_server_on_postgresql_logs_users_in_and_out(postgres_url: str) -
     assert record.last_login is not None and record.last_logout is not None
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_match_on_postgresql_is_dropped_kept_through_a_restart_and_finished(
+        postgres_url: str) -> None:
+    from fibsd.app import FibsService
+    from tests.server.test_match_restart import play_drop_restart_and_resume
+
+    store = PostgresStore(postgres_url)
+    for name in ("alice", "bob"):
+        store.create_user(name, argon2.using(type="ID", memory_cost=64, time_cost=1)
+                          .hash("secret"), 1_700_000_000)
+    store.close()
+    services: list[FibsService] = []
+    try:
+        await play_drop_restart_and_resume(postgres_url, services)
+    finally:
+        for service in services:
+            if service.running:
+                await service.stopService()
+    store = PostgresStore(postgres_url)
+    try:
+        [finished] = store.finished_matches("alice")
+        assert store.load_match("alice", "bob") is None
+        assert finished.length == 2 and finished.winner_points >= 2
+        winner = store.get_user(finished.winner)
+        assert winner is not None and winner.experience == 2
+    finally:
+        store.close()
+
+
 def a_site(database: Path) -> SQLiteStore:
     store = SQLiteStore(database)
     for n, name in enumerate(("alice", "Bob", "carol", "dave")):

@@ -20,6 +20,7 @@ from fibsd.app import FibsService
 from fibsd.rules.dice import ScriptedDice
 from fibsd.rules.movegen import legal_plays
 from fibsd.rules.notation import format_fibs_moves
+from fibsd.store.opening import open_store
 from fibsd.store.sqlite import SQLiteStore
 from fibsd.wire.board import Colour, consistency_problems, parse_board, view_position
 from tests.helpers import make_settings
@@ -120,7 +121,7 @@ def rolls(seed: int) -> ScriptedDice:
     return ScriptedDice([(3, 5)] + [(rng.randint(1, 6), rng.randint(1, 6)) for _ in range(5000)])
 
 
-async def start(database: Path, seed: int) -> tuple[FibsService, int]:
+async def start(database: Path | str, seed: int) -> tuple[FibsService, int]:
     settings = make_settings(port=0, interface="127.0.0.1", database=str(database),
                              **{"passwords.memory_kib": 64, "passwords.time_cost": 1})
     service = FibsService(settings, reactor)
@@ -163,7 +164,10 @@ async def test_dropped_match_resumes_after_a_restart(tmp_path: Path) -> None:
     store.close()
 
 
-async def play_drop_restart_and_resume(database: Path, services: list[FibsService]) -> None:
+async def play_drop_restart_and_resume(database: Path | str,
+                                       services: list[FibsService]) -> None:
+    """A match dropped, kept through a restart and resumed; ``database`` a SQLite file
+    or a PostgreSQL URL (tests/test_postgres_site.py)."""
     service, port = await start(database, 1)
     services.append(service)
     alice, bob = await connect(port, "alice"), await connect(port, "bob")
@@ -188,7 +192,7 @@ async def play_drop_restart_and_resume(database: Path, services: list[FibsServic
     await service.stopService()
     await alice.wait(lambda: alice.lost, "the shutdown")
 
-    store = SQLiteStore(database)
+    store = open_store(database)
     assert store.load_match("alice", "bob") is not None
     store.close()
 
