@@ -14,7 +14,10 @@ A connection the server lost (PostgreSQL restarted) is opened again by the next 
 the call that found it broken fails, as any database error does.  A write PostgreSQL
 refuses for want of resources or a connection (a full disk, a read-only server or
 transaction, a lost connection) is rolled back and raised as ``WriteFailed``; opening
-ends with one real write, so a server never starts on a database it cannot write.
+ends with one real write, so a server never starts on a database it cannot write.  One
+case is ambiguous in any client of a database server: a connection lost while COMMIT was
+under way leaves the transaction either wholly done or wholly undone, and no way to ask
+which; it is reported as ``WriteFailed`` too.
 """
 
 from __future__ import annotations
