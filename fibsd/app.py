@@ -22,6 +22,7 @@ from twisted.python.failure import Failure
 from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
+from fibsd.server.access import LoginThrottle, RegistrationLimit
 from fibsd.server.dbthread import DatabaseThread
 from fibsd.server.lobby import Lobby
 from fibsd.server.protocol import FibsFactory
@@ -48,6 +49,8 @@ def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
         lobby=Lobby(clock, presence_delay=settings.presence_delay_ms / 1000), db=db,
         passwords=passwords, clock=clock, settings=settings,
         motd=read_motd(settings.motd), banner=clip.BANNER,
+        throttle=LoginThrottle(clock, settings.access),
+        registrations=RegistrationLimit(clock, settings.access.registrations_per_hour),
     )
 
 

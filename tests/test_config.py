@@ -13,6 +13,7 @@ from fibsd.config import (
     Limits,
     PasswordCost,
     Settings,
+    Tls,
     load_settings,
 )
 
@@ -33,6 +34,8 @@ def test_defaults_resolve_paths_against_the_current_directory(
         database=tmp_path / "data" / "fibsd.sqlite",
         motd=tmp_path / "config" / "motd.txt",
         help_dir=tmp_path / "config" / "help",
+        tls=Tls(certificate=tmp_path / "config" / "tls" / "fibsd.crt",
+                key=tmp_path / "config" / "tls" / "fibsd.key"),
     )
 
 

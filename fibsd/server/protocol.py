@@ -15,6 +15,7 @@ server buffer without limit.
 
 from __future__ import annotations
 
+import resource
 from collections import deque
 
 from twisted.internet.defer import Deferred
@@ -25,12 +26,13 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from fibsd.server.session import Services, Session, TooLong
+from fibsd.server.session import SERVER_FULL, Services, Session, TooLong
 from fibsd.wire.input import OVERLONG, LineSplitter, TelnetFilter, clean_line
 
 log = Logger()
 
 DEFAULT_MAX_LINE = 2000
+TOO_MANY_FROM_ADDRESS = "** Too many connections from your address. Please try again later."
 
 
 @implementer(IPushProducer)
@@ -46,15 +48,21 @@ class FibsProtocol(Protocol):
         self._paused = False
 
     def connectionMade(self) -> None:
-        if self.factory is not None:
-            self.factory.connections.add(self)
         assert self.transport is not None
+        host = _host(self.transport.getPeer())
+        if self.factory is not None:
+            refusal = self.factory.refusal(host)
+            if refusal is not None:  # no session: one line, then the socket is freed
+                self.transport.write(f"{refusal}\r\n".encode("ascii"))
+                self.transport.loseConnection()
+                return
+            self.factory.connected(self, host)
         if ITCPTransport.providedBy(self.transport):
             # Nagle would hold a second write (a roll, then the opponent's move) until the
             # client's delayed ACK, about 40 ms, when the client has nothing to send between.
             self.transport.setTcpNoDelay(True)
         self.transport.registerProducer(self, True)  # type: ignore[attr-defined]
-        self.session = Session(self.services, self, _host(self.transport.getPeer()))
+        self.session = Session(self.services, self, host)
         self.session.connection_made()
 
     def dataReceived(self, data: bytes) -> None:
@@ -92,6 +100,11 @@ class FibsProtocol(Protocol):
         if self.factory is not None:
             self.factory.connection_ended(self)
 
+    @property
+    def logging_in(self) -> bool:
+        """Connected but not (yet) a logged-in user."""
+        return self.session is not None and self.session.user is None
+
     # --- fibsd.server.session.Connection ---------------------------------------------
 
     def write(self, data: bytes) -> None:
@@ -118,6 +131,10 @@ class FibsFactory(ServerFactory):
         self.services = services
         self.max_line = max_line
         self.connections: set[FibsProtocol] = set()
+        self._by_host: dict[str, set[FibsProtocol]] = {}
+        access = services.settings.access
+        self.max_connections = access.max_connections or max(
+            1, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - access.fd_reserve)
         self._closed: Deferred[None] | None = None
 
     def buildProtocol(self, addr: IAddress) -> FibsProtocol:
@@ -143,8 +160,40 @@ class FibsFactory(ServerFactory):
             if protocol.transport is not None:
                 protocol.transport.abortConnection()  # type: ignore[attr-defined]
 
+    def refusal(self, host: str) -> str | None:
+        """The line that refuses a new connection from ``host``, or None to accept it.
+
+        Connections are counted, not just accepted: below the open-file limit by
+        ``access.fd_reserve``, so the listening socket can still accept (and refuse
+        with a line), and the database and the logged-in users keep their files.
+        Twisted's ``policies.LimitConnectionsByPeer`` counts every connection and
+        closes without a word; here only connections not yet logged in count against
+        an address, since a household or club behind one address may have many users.
+        """
+        access = self.services.settings.access
+        if len(self.connections) >= self.max_connections:
+            limit, line = "access.max_connections", SERVER_FULL
+        elif sum(1 for p in self._by_host.get(host, ()) if p.logging_in) \
+                >= access.unauthenticated_per_address:
+            limit, line = "access.unauthenticated_per_address", TOO_MANY_FROM_ADDRESS
+        else:
+            return None
+        log.info("connection from {address} refused ({limit})", event="connection_refused",
+                 limit=limit, address=host)
+        return line
+
+    def connected(self, protocol: FibsProtocol, host: str) -> None:
+        self.connections.add(protocol)
+        self._by_host.setdefault(host, set()).add(protocol)
+
     def connection_ended(self, protocol: FibsProtocol) -> None:
         self.connections.discard(protocol)
+        if protocol.session is not None:
+            same_host = self._by_host.get(protocol.session.host)
+            if same_host is not None:
+                same_host.discard(protocol)
+                if not same_host:
+                    del self._by_host[protocol.session.host]
         if self._closed is not None and not self._closed.called and not self.connections:
             self._closed.callback(None)
 

@@ -32,6 +32,7 @@ from twisted.python.failure import Failure
 
 from fibsd.config import Settings
 from fibsd.server import commands
+from fibsd.server.access import Attempt, LoginThrottle, RegistrationLimit, shown_host
 from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
@@ -45,10 +46,12 @@ from fibsd.wire.input import (
     PasswordProblem,
     name_problem,
     password_problem,
+    reserved_name,
     split_command,
 )
 
 log = Logger()
+_log = log
 
 LOGIN_PROMPT = "login: "
 PASSWORD_PROMPT = "password: "
@@ -78,6 +81,9 @@ MAX_QUEUED_LINES = 100
 NOT_REPEATED = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper"})
 REGISTRATION_CLOSED = "Your site is not allowed to create new accounts."
 SERVER_FULL = "** Sorry, the server is full. Please try again later."
+TOO_MANY_FAILURES = "** Too many failed logins. Closing the connection."
+TOO_MANY_REGISTRATIONS = ("** Too many new accounts from your address. "
+                          "Please try again in {minutes} minutes.")
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,8 @@ class Services:
     passwords: PasswordHasher
     clock: IReactorTime
     settings: Settings
+    throttle: LoginThrottle
+    registrations: RegistrationLimit
     motd: tuple[str, ...] = ()
     banner: tuple[str, ...] = ()
 
@@ -144,6 +152,7 @@ class Session:
         self._replaced = False
         self._repeatable = ""  # the last line `!!` may repeat
         self._timer: IDelayedCall | None = None
+        self._turn: IDelayedCall | None = None  # a login attempt waiting for its turn
         self._handlers: dict[Phase, Callable[[str], Phase | Deferred[Phase]]] = {
             Phase.LOGIN: self._line_login,
             Phase.PASSWORD: self._line_password,
@@ -229,7 +238,8 @@ class Session:
     # --- driven by the protocol -------------------------------------------------------
 
     def connection_made(self) -> None:
-        self._restart_timer()
+        # Until the login, the whole conversation has one deadline: no line extends it.
+        self._timer = self.clock.callLater(self.settings.access.login_timeout, self._timed_out)
         self.write("".join(f"{line}\r\n" for line in self.services.banner)
                    + clip.format_banner_date(self.now()) + "\r\n" + LOGIN_PROMPT)
 
@@ -247,6 +257,8 @@ class Session:
     def connection_lost(self) -> None:
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
+        if self._turn is not None and self._turn.active():
+            self._turn.cancel()  # the attempt is abandoned; its Deferred is dropped with us
         self.phase = Phase.CLOSED
         self.lobby.feed.release(self)  # nobody left to read it
         user, self.user = self.user, None
@@ -269,7 +281,8 @@ class Session:
     # --- the dispatch loop ------------------------------------------------------------
 
     def _handle(self, line: str | TooLong) -> None:
-        self._restart_timer()
+        if self.phase is Phase.READY:
+            self._restart_timer()
         self._busy = True
         try:
             if isinstance(line, TooLong):
@@ -316,6 +329,8 @@ class Session:
     def _restart_timer(self) -> None:
         timeout = self.settings.idle_timeout
         if not timeout:
+            if self._timer is not None and self._timer.active():
+                self._timer.cancel()  # the login deadline no longer applies
             return
         if self._timer is not None and self._timer.active():
             self._timer.reset(timeout)
@@ -328,6 +343,9 @@ class Session:
         self._fresh_line()
         self.send("Connection timed out.")
         notice = clip.timed_out(self.user.name) if self.user is not None else None
+        if self.user is None:
+            _log.info("login timeout for {address}", event="limit", limit="access.login_timeout",
+                      address=self.host)
         self.disconnect(goodbye=False, notice=notice)
 
     def _fresh_line(self) -> None:
@@ -389,17 +407,24 @@ class Session:
         return self._authenticate(self._pending_name, line, client=None)
 
     def _authenticate(self, name: str, password: str, client: str | None) -> Deferred[Phase]:
+        """Check the password when the attempt's turn comes (``LoginThrottle``): the wait
+        is a timer, not a blocked reactor, and the session stays busy meanwhile, so the
+        connection holds at most its bounded queue of typed-ahead lines."""
+        attempt = self.services.throttle.begin(self.host, name)
+
         def check(record: UserRecord | None) -> Deferred[Phase] | Phase:
             if self.phase is Phase.CLOSED:
+                self.services.throttle.done(attempt, failed=False)
                 return Phase.CLOSED
             if record is None or not password:
-                return self._login_failed(client)
+                return self._login_failed(client, name, attempt)
             verified = self.services.passwords.verify(password, record.password_hash)
             return verified.addCallback(checked, record)
 
         def checked(right: bool, record: UserRecord) -> Deferred[Phase] | Phase:
             if not right:
-                return self._login_failed(client)
+                return self._login_failed(client, name, attempt)
+            self.services.throttle.done(attempt, failed=False)
             if self.services.passwords.needs_rehash(record.password_hash):
                 # Made at an older cost: the password is at hand only now.
                 rehashed = self.services.passwords.hash(password)
@@ -409,13 +434,30 @@ class Session:
             return messages.addCallback(
                 lambda stored: self._enter(record, stored, client, echo_was_off=client is None))
 
-        return maybeDeferred(self.db.get_user, name).addCallback(check)
+        def turn() -> Deferred[Phase]:
+            self._turn = None
+            return maybeDeferred(self.db.get_user, name).addCallback(check)
 
-    def _login_failed(self, client: str | None) -> Phase:
+        if attempt.wait <= 0:
+            return turn()
+        waiting: Deferred[Phase] = Deferred()
+        self._turn = self.clock.callLater(
+            attempt.wait, lambda: turn().chainDeferred(waiting))
+        return waiting
+
+    def _login_failed(self, client: str | None, name: str = "",
+                      attempt: Attempt | None = None) -> Phase:
         self._failures += 1
+        if attempt is not None:
+            self.services.throttle.done(attempt, failed=True)
+        _log.info("failed login for {user} from {address}", event="login_failed",
+                  user=name, address=self.host)
         raw = WONT_ECHO if client is None else b""
         if self._failures >= self.settings.limits.login_attempts:
-            self.write("\r\n** Too many failed logins. Closing the connection.\r\n", raw=raw)
+            _log.info("closing {address} after {count} failed logins", event="limit",
+                      limit="limits.login_attempts", user=name, address=self.host,
+                      count=self._failures)
+            self.write(f"\r\n{TOO_MANY_FAILURES}\r\n", raw=raw)
             self.disconnect(goodbye=False)
             return Phase.CLOSED
         self.write("\r\n" + LOGIN_PROMPT, raw=raw)
@@ -437,7 +479,9 @@ class Session:
         self.is_clip = client is not None
         user = OnlineUser.from_record(record, self, login_time=now, host=self.host,
                                       client=client, now=self.clock.seconds(),
-                                      new_account_variables=self._new_account_variables())
+                                      new_account_variables=self._new_account_variables(),
+                                      shown_host=shown_host(
+                                          self.host, self.settings.privacy.show_addresses))
         if replaced is not None:
             user.playing, user.watching = replaced.playing, replaced.watching
         self.user = user
@@ -460,13 +504,14 @@ class Session:
         if self.is_clip:  # everyone online (the others, then this user), ended by 6
             now_seconds = self.clock.seconds()
             who = self.lobby.who_lines(now_seconds, without=replaced)
-            lines += [user.clip_who_line(now_seconds), clip.WHO_END]
+            lines += [user.own_clip_who_line(now_seconds), clip.WHO_END]
         if messages:
             lines.append(chat.MESSAGES_FOLLOW)
             lines += [chat.message_received(m.sender, m.sent, m.text).for_client(self.is_clip)
                       for m in messages]
         self.write("".join(f"{line}\r\n" for line in lines), raw=who)
         self.phase = Phase.READY
+        self._restart_timer()  # from the login deadline to the idle timeout
         if replaced is not None:
             replaced.session.replaced()
         self._store("record_login", user.name, now, self.host)
@@ -506,8 +551,10 @@ class Session:
         if problem is NameProblem.TOO_LONG:
             return self._guest_again(
                 f"** Please use a name with at most {NAME_MAX} characters.")
-        if name.lower() == "guest":
+        if reserved_name(name) or name.lower() in commands.command_words():
             return self._guest_again(self._name_used(name))
+        if not self.services.registrations.allowed(self.host):
+            return self._too_many_registrations()
 
         def decide(taken: bool) -> Phase:
             if taken:
@@ -519,6 +566,13 @@ class Session:
             return Phase.NEW_PASSWORD
 
         return maybeDeferred(self.db.name_taken, name).addCallback(decide)
+
+    def _too_many_registrations(self, raw: bytes = b"") -> Phase:
+        _log.info("registration refused for {address}", event="limit",
+                  limit="access.registrations_per_hour", address=self.host)
+        minutes = self.services.registrations.wait_minutes(self.host)
+        return self._guest_again(("\r\n" if raw else "")
+                                 + TOO_MANY_REGISTRATIONS.format(minutes=minutes), raw=raw)
 
     @staticmethod
     def _name_used(name: str) -> str:
@@ -552,6 +606,9 @@ class Session:
                        "Please give them again. Password: ")
             return Phase.NEW_PASSWORD
         name = self._new_name
+        if not self.services.registrations.allowed(self.host):
+            return self._too_many_registrations(raw=WONT_ECHO)
+        self.services.registrations.record(self.host)  # now: parallel guests count too
 
         def create(password_hash: str) -> Deferred[UserRecord]:
             return maybeDeferred(self.db.create_user, name, password_hash, self.now())
