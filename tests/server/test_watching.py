@@ -92,7 +92,7 @@ def test_watching_in_the_middle_of_a_game_sends_the_current_board() -> None:
     got = table.lines()
     assert got["carol"] == [
         "You're now watching bob.", *table.match.board_lines(table.user("carol")),
-        "5 carol - bob 0 0 1500.00 0 0 1700000000 10.0.x.x test -", "6"]
+        "5 carol - bob 0 0 1500.00 0 0 1700000000 10.0.0.1 test -", "6"]
     assert parse_board(got["carol"][1]).player == "bob"
     assert got["bob"][:2] == ["", "carol is watching you."]
     assert got["alice"][:2] == ["", "carol starts watching bob."]
