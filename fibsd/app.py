@@ -13,7 +13,8 @@ from typing import Any
 
 from twisted.application.service import MultiService
 from twisted.internet.defer import Deferred, maybeDeferred
-from twisted.internet.endpoints import TCP4ServerEndpoint, TCP6ServerEndpoint
+from twisted.internet.endpoints import (
+    SSL4ServerEndpoint, TCP4ServerEndpoint, TCP6ServerEndpoint)
 from twisted.internet.error import CannotListenError
 from twisted.internet.interfaces import IListeningPort, IReactorTime
 from twisted.logger import Logger
@@ -88,6 +89,8 @@ class FibsService(MultiService):
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
         self.port: IListeningPort | None = None
         self.listening: Deferred[IListeningPort] = Deferred()
+        self.tls_port: IListeningPort | None = None
+        self.tls_listening: Deferred[IListeningPort] = Deferred()  # fires only with [tls]
         self.collector = ScheduledCollection(reactor, settings.gc_interval)
 
     def startService(self) -> None:
@@ -99,6 +102,49 @@ class FibsService(MultiService):
         d = endpoint.listen(self.factory)
         d.addCallback(self._listening)
         d.addErrback(self._cannot_listen)
+        if self.settings.tls.enabled:
+            self._listen_tls()
+
+    def _listen_tls(self) -> None:
+        """The second listener: the same factory (and so the same limits and lobby)
+        behind TLS.  A certificate that cannot be read stops the server at once."""
+        tls = self.settings.tls
+        try:
+            from cryptography import x509
+            from cryptography.hazmat.primitives.serialization import load_pem_private_key
+            from twisted.internet import ssl
+
+            # The certificate file may hold the chain after it (a "fullchain.pem").
+            leaf, *chain = x509.load_pem_x509_certificates(tls.certificate.read_bytes())
+            options = ssl.CertificateOptions(
+                privateKey=load_pem_private_key(tls.key.read_bytes(), password=None),
+                certificate=leaf, extraCertChain=chain)
+        except Exception as error:  # OSError, or OpenSSL's own errors for a bad file
+            log.error("fibsd cannot start: TLS certificate {certificate} or key {key}: {error}",
+                      certificate=str(tls.certificate), key=str(tls.key), error=error)
+            self.tls_listening.errback(Failure(error))
+            self.reactor.callWhenRunning(self.reactor.stop)
+            return
+        endpoint = SSL4ServerEndpoint(self.reactor, tls.port, options,
+                                      backlog=self.settings.limits.listen_backlog,
+                                      interface=self.settings.interface)
+        d = endpoint.listen(self.factory)
+        d.addCallback(self._listening_tls)
+        d.addErrback(self._cannot_listen_tls)
+
+    def _listening_tls(self, port: IListeningPort) -> None:
+        self.tls_port = port
+        address = port.getHost()
+        log.info("fibsd listening with TLS on {interface} port {port}",
+                 interface=getattr(address, "host", self.settings.interface),
+                 port=getattr(address, "port", self.settings.tls.port))
+        self.tls_listening.callback(port)
+
+    def _cannot_listen_tls(self, failure: Failure) -> None:
+        log.error("fibsd cannot start: TLS port {port}: {error}", port=self.settings.tls.port,
+                  error=failure.getErrorMessage())
+        self.tls_listening.errback(failure)
+        self.reactor.callWhenRunning(self.reactor.stop)
 
     def _listening(self, port: IListeningPort) -> None:
         self.port = port
@@ -123,6 +169,8 @@ class FibsService(MultiService):
     async def _stop(self) -> None:
         if self.port is not None:
             await maybeDeferred(self.port.stopListening)
+        if self.tls_port is not None:
+            await maybeDeferred(self.tls_port.stopListening)
         await self.factory.shutdown(self.reactor)
         await self.db.stopService()
         self.collector.stop()

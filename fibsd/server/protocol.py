@@ -20,7 +20,8 @@ from collections import deque
 
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import (
-    IAddress, IDelayedCall, IPushProducer, IReactorTime, ITCPTransport)
+    IAddress, IDelayedCall, IHandshakeListener, IPushProducer, IReactorTime, ISSLTransport,
+    ITCPTransport)
 from twisted.internet.protocol import Protocol, ServerFactory
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -35,7 +36,7 @@ DEFAULT_MAX_LINE = 2000
 TOO_MANY_FROM_ADDRESS = "** Too many connections from your address. Please try again later."
 
 
-@implementer(IPushProducer)
+@implementer(IPushProducer, IHandshakeListener)
 class FibsProtocol(Protocol):
     factory: FibsFactory | None = None
 
@@ -46,6 +47,10 @@ class FibsProtocol(Protocol):
         self._lines = LineSplitter(max_line)
         self._pending: deque[str | TooLong] = deque()  # at most one read's worth
         self._paused = False
+        # Over TLS the banner waits in the TLS layer until the handshake is done, and
+        # the TLS layer pauses us meanwhile: the socket must go on being read, or the
+        # handshake never ends.  No application line can arrive before it does.
+        self._handshaking = False
 
     def connectionMade(self) -> None:
         assert self.transport is not None
@@ -61,11 +66,17 @@ class FibsProtocol(Protocol):
             # Nagle would hold a second write (a roll, then the opponent's move) until the
             # client's delayed ACK, about 40 ms, when the client has nothing to send between.
             self.transport.setTcpNoDelay(True)
+        self._handshaking = ISSLTransport.providedBy(self.transport)
         self.transport.registerProducer(self, True)  # type: ignore[attr-defined]
         self.session = Session(self.services, self, host)
         self.session.connection_made()
 
+    def handshakeCompleted(self) -> None:
+        self._handshaking = False
+
     def dataReceived(self, data: bytes) -> None:
+        if self.session is None:  # refused: its one line is on its way out
+            return
         for line in self._lines.feed(self._telnet.feed(data)):
             if line is OVERLONG:
                 self._pending.append(TooLong(self._lines.max_length))
@@ -82,7 +93,7 @@ class FibsProtocol(Protocol):
 
     def pauseProducing(self) -> None:
         self._paused = True
-        if self.transport is not None:
+        if self.transport is not None and not self._handshaking:
             self.transport.pauseProducing()  # type: ignore[attr-defined]
 
     def resumeProducing(self) -> None:
