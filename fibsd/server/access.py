@@ -4,10 +4,11 @@ Three ledgers, each kept in memory per server and bounded in size, all driven by
 reactor's clock (``task.Clock`` in the tests):
 
 * ``LoginThrottle`` slows password guessing across connections.  Every login attempt
-  takes a turn: the attempts from one address are spaced out, one after the other, by a
-  delay that doubles with each recent failure (or attempt still being checked) past a few
-  free ones, up to ``access.login_delay_max``; so an address keeps its rate however many
-  connections it opens.  Attempts on one account wait too, but never longer than
+  waits for its turn in its address's queue: the attempts from one address start one
+  after the other, spaced by a delay that doubles with each recent failure (or attempt
+  still being checked) past a few free ones, up to ``access.login_delay_max``; so an
+  address keeps its rate however many connections it opens.  The queue holds at most one
+  attempt per connection (the session is busy while its attempt waits).  Attempts on one account wait too, but never longer than
   ``access.account_delay_max``: failures on the account slow every guesser, yet an
   attacker cannot use them to keep the owner out.  A success clears the account's
   failures, never the address's (a guesser with an account of his own could otherwise
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 import ipaddress
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from twisted.internet.interfaces import IReactorTime
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
 from fibsd.config import Access
 
@@ -34,22 +36,26 @@ from fibsd.config import Access
 MAX_TRACKED = 100_000
 
 
-@dataclass
+@dataclass(eq=False)
+class Attempt:
+    """One login attempt: it waits for its turn, runs, and is reported ``done``."""
+
+    address: str
+    account: str  # lower case
+    go: Callable[[], object] = field(default=lambda: None, repr=False)
+    started: bool = False
+    cancelled: bool = False
+    timer: IDelayedCall | None = field(default=None, repr=False)
+
+
+@dataclass(eq=False)
 class _Record:
     failures: int = 0
     in_flight: int = 0  # attempts being checked now: they count as failures for the delay
     last_failure: float = 0.0
-    next_turn: float = 0.0  # when the next attempt may be checked
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One login attempt's place in the queue: check it after ``wait`` seconds, then
-    report the outcome with ``LoginThrottle.done``."""
-
-    address: str
-    account: str
-    wait: float
+    next_turn: float = 0.0  # when the next attempt may start
+    waiting: deque[Attempt] = field(default_factory=deque)  # an address's queue
+    timer: IDelayedCall | None = None  # serves the queue at next_turn
 
 
 class LoginThrottle:
@@ -72,23 +78,29 @@ class LoginThrottle:
             return 0.0
         return float(min(self.limits.login_delay_max, 2 ** min(count - free, 30)))
 
-    def begin(self, address: str, account: str) -> Attempt:
-        """Take a turn for an attempt on ``account`` from ``address``."""
-        now = self.clock.seconds()
-        by_address = self._record(self._addresses, address, now)
-        by_account = self._record(self._accounts, account.lower(), now)
-        start = max(now, by_address.next_turn)
-        by_address.next_turn = start + self.delay(by_address.failures + by_address.in_flight)
-        account_start = min(max(now, by_account.next_turn), now + self.limits.account_delay_max)
-        by_account.next_turn = account_start + min(
-            self.delay(by_account.failures + by_account.in_flight),
-            self.limits.account_delay_max)
-        by_address.in_flight += 1
-        by_account.in_flight += 1
-        return Attempt(address, account.lower(), max(start, account_start) - now)
+    def wait_turn(self, attempt: Attempt, go: Callable[[], object]) -> None:
+        """Call ``go`` when the attempt's turn comes: now, or from a timer.
+
+        The attempts of one address queue up and start one per delay, whatever the
+        number of connections they come from; an attempt abandoned while it waits
+        (``cancel``) gives its turn to the next.
+        """
+        attempt.go = go
+        record = self._record(self._addresses, attempt.address)
+        record.waiting.append(attempt)
+        self._serve(record)
+
+    def cancel(self, attempt: Attempt) -> None:
+        """The connection went away before the attempt started: it never counts."""
+        if attempt.started or attempt.cancelled:
+            return
+        attempt.cancelled = True
+        if attempt.timer is not None:  # granted, waiting only for the account's delay
+            attempt.timer.cancel()
+            self.done(attempt, failed=False)
 
     def done(self, attempt: Attempt, failed: bool) -> None:
-        """The attempt was checked (or abandoned: ``failed`` False)."""
+        """The attempt was checked (``failed`` or not), or abandoned after its turn."""
         now = self.clock.seconds()
         for ledger, key in ((self._addresses, attempt.address), (self._accounts, attempt.account)):
             record = ledger.get(key)
@@ -98,23 +110,55 @@ class LoginThrottle:
             if failed:
                 record.failures += 1
                 record.last_failure = now
-        if not failed:
+        if not failed and attempt.started:
             account = self._accounts.get(attempt.account)
-            if account is not None:
+            if account is not None:  # the owner: those before him no longer count
                 account.failures = 0
+                account.next_turn = now
 
     def failures(self, address: str) -> int:
-        """Recent failures from ``address`` (for the log)."""
+        """Recent failures from ``address``."""
         record = self._addresses.get(address)
         return 0 if record is None else record.failures
 
-    def _record(self, ledger: OrderedDict[str, _Record], key: str, now: float) -> _Record:
+    def _serve(self, record: _Record) -> None:
+        if record.timer is not None and record.timer.active():
+            return
+        record.timer = None
+        while record.waiting:
+            now = self.clock.seconds()
+            if now < record.next_turn:
+                record.timer = self.clock.callLater(record.next_turn - now, self._serve, record)
+                return
+            attempt = record.waiting.popleft()
+            if attempt.cancelled:
+                continue
+            account = self._record(self._accounts, attempt.account)
+            cap = self.limits.account_delay_max
+            extra = min(max(0.0, account.next_turn - now), cap)
+            account.next_turn = now + extra + min(
+                self.delay(account.failures + account.in_flight), cap)
+            record.next_turn = now + extra + self.delay(record.failures + record.in_flight)
+            record.in_flight += 1
+            account.in_flight += 1
+            if extra > 0:
+                attempt.timer = self.clock.callLater(extra, self._start, attempt)
+            else:
+                self._start(attempt)
+
+    def _start(self, attempt: Attempt) -> None:
+        attempt.started = True
+        attempt.timer = None
+        attempt.go()
+
+    def _record(self, ledger: OrderedDict[str, _Record], key: str) -> _Record:
+        now = self.clock.seconds()
         record = ledger.get(key)
         if record is None:
             record = ledger[key] = _Record()
             while len(ledger) > MAX_TRACKED:
                 ledger.popitem(last=False)
-        elif (record.in_flight == 0 and record.next_turn <= now
+        elif (record.in_flight == 0 and not record.waiting and record.next_turn <= now
               and now - record.last_failure >= self.limits.failure_memory):
             record.failures = 0
         ledger.move_to_end(key)

@@ -152,7 +152,7 @@ class Session:
         self._replaced = False
         self._repeatable = ""  # the last line `!!` may repeat
         self._timer: IDelayedCall | None = None
-        self._turn: IDelayedCall | None = None  # a login attempt waiting for its turn
+        self._attempt: Attempt | None = None  # the login attempt waiting or being checked
         self._handlers: dict[Phase, Callable[[str], Phase | Deferred[Phase]]] = {
             Phase.LOGIN: self._line_login,
             Phase.PASSWORD: self._line_password,
@@ -257,8 +257,9 @@ class Session:
     def connection_lost(self) -> None:
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
-        if self._turn is not None and self._turn.active():
-            self._turn.cancel()  # the attempt is abandoned; its Deferred is dropped with us
+        if self._attempt is not None and not self._attempt.started:
+            self.services.throttle.cancel(self._attempt)  # its Deferred is dropped with us
+            self._attempt = None
         self.phase = Phase.CLOSED
         self.lobby.feed.release(self)  # nobody left to read it
         user, self.user = self.user, None
@@ -391,7 +392,7 @@ class Session:
             # A client's login line with a field missing (an empty password, say):
             # answer as for a wrong password, which every client recognises, rather
             # than taking "login" for a name and waiting for a password that never comes.
-            return self._login_failed(client=words[1])
+            return self._login_failed(words[1], words[3] if len(words) > 3 else "")
         if words[0] == "guest":
             if not self.settings.registration:
                 self.write(f"{REGISTRATION_CLOSED}\r\n" + LOGIN_PROMPT)
@@ -410,21 +411,21 @@ class Session:
         """Check the password when the attempt's turn comes (``LoginThrottle``): the wait
         is a timer, not a blocked reactor, and the session stays busy meanwhile, so the
         connection holds at most its bounded queue of typed-ahead lines."""
-        attempt = self.services.throttle.begin(self.host, name)
+        self._attempt = Attempt(self.host, name.lower())
 
         def check(record: UserRecord | None) -> Deferred[Phase] | Phase:
-            if self.phase is Phase.CLOSED:
-                self.services.throttle.done(attempt, failed=False)
+            if self.phase is Phase.CLOSED:  # gone before the check: no guess was made
+                self._attempt_done(failed=False)
                 return Phase.CLOSED
             if record is None or not password:
-                return self._login_failed(client, name, attempt)
+                return self._login_failed(client, name)
             verified = self.services.passwords.verify(password, record.password_hash)
             return verified.addCallback(checked, record)
 
         def checked(right: bool, record: UserRecord) -> Deferred[Phase] | Phase:
             if not right:
-                return self._login_failed(client, name, attempt)
-            self.services.throttle.done(attempt, failed=False)
+                return self._login_failed(client, name)
+            self._attempt_done(failed=False)
             if self.services.passwords.needs_rehash(record.password_hash):
                 # Made at an older cost: the password is at hand only now.
                 rehashed = self.services.passwords.hash(password)
@@ -434,22 +435,20 @@ class Session:
             return messages.addCallback(
                 lambda stored: self._enter(record, stored, client, echo_was_off=client is None))
 
-        def turn() -> Deferred[Phase]:
-            self._turn = None
-            return maybeDeferred(self.db.get_user, name).addCallback(check)
-
-        if attempt.wait <= 0:
-            return turn()
         waiting: Deferred[Phase] = Deferred()
-        self._turn = self.clock.callLater(
-            attempt.wait, lambda: turn().chainDeferred(waiting))
+        self.services.throttle.wait_turn(
+            self._attempt,
+            lambda: maybeDeferred(self.db.get_user, name).addCallback(check).chainDeferred(waiting))
         return waiting
 
-    def _login_failed(self, client: str | None, name: str = "",
-                      attempt: Attempt | None = None) -> Phase:
+    def _attempt_done(self, failed: bool) -> None:
+        if self._attempt is not None:
+            self.services.throttle.done(self._attempt, failed)
+            self._attempt = None
+
+    def _login_failed(self, client: str | None, name: str = "") -> Phase:
         self._failures += 1
-        if attempt is not None:
-            self.services.throttle.done(attempt, failed=True)
+        self._attempt_done(failed=True)
         _log.info("failed login for {user} from {address}", event="login_failed",
                   user=name, address=self.host)
         raw = WONT_ECHO if client is None else b""

@@ -1,0 +1,83 @@
+"""The ledgers of fibsd.server.access on their own, with a ``task.Clock``."""
+
+from __future__ import annotations
+
+import resource
+
+from twisted.internet.task import Clock
+
+from fibsd.config import Access
+from fibsd.server.access import Attempt, LoginThrottle, RegistrationLimit, mask_host, shown_host
+from fibsd.server.commands import FIBS_WORDS, command_words
+from fibsd.wire.input import RESERVED_NAMES
+from tests.helpers import REPO, FakeServer
+
+
+def test_the_throttle_starts_one_attempt_per_delay_from_one_address() -> None:
+    clock = Clock()
+    throttle = LoginThrottle(clock, Access())
+    started: list[tuple[int, float]] = []
+    attempts = [Attempt("203.0.113.1", f"user{n}") for n in range(9)]
+    for number, attempt in enumerate(attempts):
+        def go(number: int = number, attempt: Attempt = attempt) -> None:
+            started.append((number, clock.seconds()))
+            throttle.done(attempt, failed=True)
+        throttle.wait_turn(attempt, go)
+    throttle.cancel(attempts[6])  # abandoned while waiting: its turn goes to the next
+    for _ in range(40):
+        clock.advance(1)
+    assert started == [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 1), (7, 3), (8, 7)]
+    assert throttle.failures("203.0.113.1") == 8
+    other: list[float] = []
+    throttle.wait_turn(Attempt("203.0.113.2", "x"), lambda: other.append(clock.seconds()))
+    assert other == [40]  # another address does not wait
+
+
+def test_an_account_under_attack_delays_its_attempts_by_at_most_the_cap() -> None:
+    clock = Clock()
+    throttle = LoginThrottle(clock, Access())
+    for n in range(30):
+        attempt = Attempt(f"198.51.100.{n}", "alice")
+        throttle.wait_turn(attempt, lambda: None)
+        throttle.done(attempt, failed=True)
+    owner = Attempt("192.0.2.1", "alice")
+    went: list[float] = []
+    throttle.wait_turn(owner, lambda: went.append(clock.seconds()))
+    clock.advance(7.9)
+    assert went == []
+    clock.advance(0.1)
+    assert went == [8.0]
+
+
+def test_registration_limit_forgets_after_an_hour() -> None:
+    clock = Clock()
+    limit = RegistrationLimit(clock, 2)
+    limit.record("a")
+    clock.advance(10)
+    limit.record("a")
+    assert not limit.allowed("a") and limit.allowed("b")
+    assert limit.wait_minutes("a") == 60
+    clock.advance(3590)
+    assert limit.allowed("a")
+
+
+def test_masks() -> None:
+    assert [mask_host(h) for h in ("203.0.113.77", "::ffff:198.51.100.4", "2001:db8:0:1::5",
+                                   "::1", "-", "")] == [
+        "203.0.x.x", "198.51.x.x", "2001:db8:x::x", "0:0:x::x", "-", "-"]
+    assert shown_host("::1", "hidden") == "-"
+
+
+def test_the_global_cap_defaults_below_the_open_file_limit() -> None:
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    assert FakeServer().factory.max_connections == soft - 64
+
+
+def test_the_reserved_words_are_the_documented_ones() -> None:
+    """protocol/access.md lists the keywords and FIBS's command words; a command fibsd
+    adds is reserved too (command_words), as the page says."""
+    text = (REPO / "protocol" / "access.md").read_text()
+    listed = text.split("<!-- reserved names -->")[1].split("<!-- end -->")[0]
+    words = sorted(w.strip("`,.") for w in listed.split() if w.strip("`,."))
+    assert words == sorted(RESERVED_NAMES | FIBS_WORDS)
+    assert FIBS_WORDS <= command_words()
