@@ -232,8 +232,8 @@ async def drill_registration(server: ServerProcess, seconds: float) -> bool:
     banner, reader, writer = await first_reply(server.port, "127.0.0.31")
     writer.write(b"guest\r\nname You\r\n")
     data = await read_until(reader, (b"someone else.",), 10)
-    you = next((line for line in data.decode("ascii", "replace").splitlines()
-                if line.startswith("** ")), "")
+    text = data.decode("ascii", "replace")
+    you = text[text.find("** "):].splitlines()[0] if "** " in text else ""  # after "> "
     writer.close()
     print(f"3. registration from one address for {seconds:.0f} s: {made} accounts made, "
           f"{refused} refused; `name You`: {you!r}")

@@ -23,7 +23,7 @@ from twisted.python.failure import Failure
 from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
-from fibsd.server.access import LoginThrottle, RegistrationLimit
+from fibsd.server.access import LoginThrottle, RefusalLog, RegistrationLimit
 from fibsd.server.dbthread import DatabaseThread
 from fibsd.server.lobby import Lobby
 from fibsd.server.protocol import FibsFactory
@@ -52,6 +52,7 @@ def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
         motd=read_motd(settings.motd), banner=clip.BANNER,
         throttle=LoginThrottle(clock, settings.access),
         registrations=RegistrationLimit(clock, settings.access.registrations_per_hour),
+        refusals=RefusalLog(clock),
     )
 
 

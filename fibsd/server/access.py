@@ -197,6 +197,42 @@ class RegistrationLimit:
         return made
 
 
+class RefusalLog:
+    """Keeps refusals from flooding the operator's log: the first refusal of an address
+    by a limit is logged at once, later ones at most once a minute, as one event whose
+    ``count`` says how many refusals it stands for (so counts made from the log add up).
+
+    >>> from twisted.internet.task import Clock
+    >>> clock = Clock()
+    >>> log = RefusalLog(clock)
+    >>> [log.due("access.max_connections", "192.0.2.1") for _ in range(3)]
+    [1, None, None]
+    >>> clock.advance(60); log.due("access.max_connections", "192.0.2.1")
+    3
+    """
+
+    INTERVAL = 60.0
+
+    def __init__(self, clock: IReactorTime) -> None:
+        self.clock = clock
+        self._seen: OrderedDict[tuple[str, str], tuple[float, int]] = OrderedDict()
+
+    def due(self, limit: str, address: str) -> int | None:
+        """The number of refusals to log now (this one included), or None: not yet."""
+        now = self.clock.seconds()
+        key = (limit, address)
+        last, waiting = self._seen.get(key, (now - self.INTERVAL, 0))
+        waiting += 1
+        if now - last < self.INTERVAL:
+            self._seen[key] = (last, waiting)
+            return None
+        self._seen[key] = (now, 0)
+        self._seen.move_to_end(key)
+        while len(self._seen) > MAX_TRACKED:
+            self._seen.popitem(last=False)
+        return waiting
+
+
 def shown_host(host: str, show_addresses: str) -> str:
     """``host`` as others see it under the site's ``privacy.show_addresses``.
 

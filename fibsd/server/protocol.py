@@ -189,8 +189,11 @@ class FibsFactory(ServerFactory):
             limit, line = "access.unauthenticated_per_address", TOO_MANY_FROM_ADDRESS
         else:
             return None
-        log.info("connection from {address} refused ({limit})", event="connection_refused",
-                 limit=limit, address=host)
+        count = self.services.refusals.due(limit, host)
+        if count is not None:  # at most one event a minute per address and limit
+            log.info("connection from {address} refused ({limit}; {count} since the last "
+                     "report)", event="connection_refused", limit=limit, address=host,
+                     count=count)
         return line
 
     def connected(self, protocol: FibsProtocol, host: str) -> None:

@@ -32,7 +32,8 @@ from twisted.python.failure import Failure
 
 from fibsd.config import Settings
 from fibsd.server import commands
-from fibsd.server.access import Attempt, LoginThrottle, RegistrationLimit, shown_host
+from fibsd.server.access import (
+    Attempt, LoginThrottle, RefusalLog, RegistrationLimit, shown_host)
 from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
@@ -51,7 +52,6 @@ from fibsd.wire.input import (
 )
 
 log = Logger()
-_log = log
 
 LOGIN_PROMPT = "login: "
 PASSWORD_PROMPT = "password: "
@@ -129,6 +129,7 @@ class Services:
     settings: Settings
     throttle: LoginThrottle
     registrations: RegistrationLimit
+    refusals: RefusalLog
     motd: tuple[str, ...] = ()
     banner: tuple[str, ...] = ()
 
@@ -345,9 +346,16 @@ class Session:
         self.send("Connection timed out.")
         notice = clip.timed_out(self.user.name) if self.user is not None else None
         if self.user is None:
-            _log.info("login timeout for {address}", event="limit", limit="access.login_timeout",
-                      address=self.host)
+            self.log_refusal("login timeout for {address}", "access.login_timeout")
         self.disconnect(goodbye=False, notice=notice)
+
+    def log_refusal(self, text: str, limit: str) -> None:
+        """An operator event for a refusal by ``limit``, through ``RefusalLog``: one a
+        minute per address at most, ``count`` saying how many it stands for."""
+        count = self.services.refusals.due(limit, self.host)
+        if count is not None:
+            log.info(text + " ({count} since the last report)", event="limit", limit=limit,
+                     address=self.host, count=count)
 
     def _fresh_line(self) -> None:
         """End the line of a prompt still waiting for input, if there is one."""
@@ -449,13 +457,13 @@ class Session:
     def _login_failed(self, client: str | None, name: str = "") -> Phase:
         self._failures += 1
         self._attempt_done(failed=True)
-        _log.info("failed login for {user} from {address}", event="login_failed",
+        log.info("failed login for {user} from {address}", event="login_failed",
                   user=name, address=self.host)
         raw = WONT_ECHO if client is None else b""
         if self._failures >= self.settings.limits.login_attempts:
-            _log.info("closing {address} after {count} failed logins", event="limit",
-                      limit="limits.login_attempts", user=name, address=self.host,
-                      count=self._failures)
+            log.info("closing {address} after {failures} failed logins", event="limit",
+                     limit="limits.login_attempts", user=name, address=self.host,
+                     failures=self._failures)
             self.write(f"\r\n{TOO_MANY_FAILURES}\r\n", raw=raw)
             self.disconnect(goodbye=False)
             return Phase.CLOSED
@@ -567,8 +575,7 @@ class Session:
         return maybeDeferred(self.db.name_taken, name).addCallback(decide)
 
     def _too_many_registrations(self, raw: bytes = b"") -> Phase:
-        _log.info("registration refused for {address}", event="limit",
-                  limit="access.registrations_per_hour", address=self.host)
+        self.log_refusal("registration refused for {address}", "access.registrations_per_hour")
         minutes = self.services.registrations.wait_minutes(self.host)
         return self._guest_again(("\r\n" if raw else "")
                                  + TOO_MANY_REGISTRATIONS.format(minutes=minutes), raw=raw)

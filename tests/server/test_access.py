@@ -26,7 +26,7 @@ def events() -> Iterator[list[dict[str, Any]]]:
 
     def observe(event: dict[str, Any]) -> None:
         if "event" in event:
-            seen.append({k: event[k] for k in ("event", "limit", "user", "address")
+            seen.append({k: event[k] for k in ("event", "limit", "user", "address", "count")
                          if k in event})
 
     globalLogPublisher.addObserver(observe)
@@ -156,7 +156,7 @@ def test_the_login_prompt_times_out_and_empty_lines_do_not_extend_it(
     assert client.lines() == ["", "Connection timed out."]
     assert client.closed
     assert events == [{"event": "limit", "limit": "access.login_timeout",
-                       "address": "192.0.2.4"}]
+                       "address": "192.0.2.4", "count": 1}]
 
 
 def test_the_idle_timeout_takes_over_after_login() -> None:
@@ -181,15 +181,20 @@ def test_connections_not_logged_in_are_capped_per_address(events: list[dict[str,
     refused = server.connect("198.51.100.20")
     assert refused.lines() == [TOO_MANY]
     assert refused.transport.disconnecting
-    assert events == [{"event": "connection_refused",
+    refused_too = server.connect("198.51.100.20")
+    assert refused_too.lines() == [TOO_MANY]
+    assert events == [{"event": "connection_refused",  # one event a minute per address
                        "limit": "access.unauthenticated_per_address",
-                       "address": "198.51.100.20"}]
+                       "address": "198.51.100.20", "count": 1}]
     other = server.connect("198.51.100.21")
     assert other.prompt().endswith("login: ") and not other.closed
     guess(waiting[0], password="secret")  # a login frees a place for the address
     later = server.connect("198.51.100.20")
     assert not later.closed and later.prompt().endswith("login: ")
-    server.advance(60)  # the others time out and free theirs
+    server.advance(59)
+    assert server.connect("198.51.100.20").lines() == [TOO_MANY]
+    assert len(events) == 1
+    server.advance(1)  # the others time out and free theirs
     assert all(client.closed for client in waiting[1:])
     assert not server.connect("198.51.100.20").closed
 
@@ -203,7 +208,7 @@ def test_the_global_cap_leaves_logged_in_users_alone(events: list[dict[str, Any]
     refused = server.connect("198.51.100.9")
     assert refused.lines() == [FULL] and refused.transport.disconnecting
     assert events[-1] == {"event": "connection_refused", "limit": "access.max_connections",
-                          "address": "198.51.100.9"}
+                          "address": "198.51.100.9", "count": 1}
     alice.received()
     alice.send("who count")
     assert alice.lines() == ["There are 1 users logged on."]
@@ -235,7 +240,7 @@ def test_registration_is_limited_per_address(events: list[dict[str, Any]]) -> No
     refusal = "** Too many new accounts from your address. Please try again in 60 minutes."
     assert register(server, "fay", "203.0.113.5") == [refusal]
     assert events[-1] == {"event": "limit", "limit": "access.registrations_per_hour",
-                          "address": "203.0.113.5"}
+                          "address": "203.0.113.5", "count": 1}
     assert register(server, "fay", "203.0.113.6")[2] == "You are registered."
     server.advance(3000)
     assert register(server, "gil", "203.0.113.5") == [refusal.replace("60", "10")]

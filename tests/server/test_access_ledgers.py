@@ -7,7 +7,8 @@ import resource
 from twisted.internet.task import Clock
 
 from fibsd.config import Access
-from fibsd.server.access import Attempt, LoginThrottle, RegistrationLimit, mask_host, shown_host
+from fibsd.server.access import (
+    Attempt, LoginThrottle, RefusalLog, RegistrationLimit, mask_host, shown_host)
 from fibsd.server.commands import FIBS_WORDS, command_words
 from fibsd.wire.input import RESERVED_NAMES
 from tests.helpers import REPO, FakeServer
@@ -81,3 +82,16 @@ def test_the_reserved_words_are_the_documented_ones() -> None:
     words = sorted(w.strip("`,.") for w in listed.split() if w.strip("`,."))
     assert words == sorted(RESERVED_NAMES | FIBS_WORDS)
     assert FIBS_WORDS <= command_words()
+
+
+def test_refusals_are_logged_once_a_minute_per_address_and_limit() -> None:
+    clock = Clock()
+    log = RefusalLog(clock)
+    assert [log.due("access.max_connections", "192.0.2.1") for _ in range(3)] == [1, None, None]
+    assert log.due("access.max_connections", "192.0.2.2") == 1
+    assert log.due("access.login_timeout", "192.0.2.1") == 1
+    clock.advance(59.9)
+    assert log.due("access.max_connections", "192.0.2.1") is None
+    clock.advance(0.1)
+    assert log.due("access.max_connections", "192.0.2.1") == 4  # with the 3 held back
+    assert log.due("access.max_connections", "192.0.2.1") is None
