@@ -142,7 +142,8 @@ class FibsFactory(ServerFactory):
         self.services = services
         self.max_line = max_line
         self.connections: set[FibsProtocol] = set()
-        self._by_host: dict[str, set[FibsProtocol]] = {}
+        # Per address, its connections in the order they came (a dict keeps it).
+        self._by_host: dict[str, dict[FibsProtocol, None]] = {}
         access = services.settings.access
         self.max_connections = access.max_connections or max(
             1, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - access.fd_reserve)
@@ -181,12 +182,11 @@ class FibsFactory(ServerFactory):
         closes without a word; here only connections not yet logged in count against
         an address, since a household or club behind one address may have many users.
         """
-        access = self.services.settings.access
-        if len(self.connections) >= self.max_connections:
-            limit, line = "access.max_connections", SERVER_FULL
-        elif sum(1 for p in self._by_host.get(host, ()) if p.logging_in) \
-                >= access.unauthenticated_per_address:
+        waiting = self._logging_in(host)
+        if waiting >= self.services.settings.access.unauthenticated_per_address:
             limit, line = "access.unauthenticated_per_address", TOO_MANY_FROM_ADDRESS
+        elif len(self.connections) >= self.max_connections and not self._make_room(waiting):
+            limit, line = "access.max_connections", SERVER_FULL
         else:
             return None
         count = self.services.refusals.due(limit, host)
@@ -196,16 +196,35 @@ class FibsFactory(ServerFactory):
                      count=count)
         return line
 
+    def _logging_in(self, host: str) -> int:
+        return sum(1 for protocol in self._by_host.get(host, ()) if protocol.logging_in)
+
+    def _make_room(self, waiting: int) -> bool:
+        """A full server: the newcomer (whose address has ``waiting`` connections not
+        logged in) takes the place of the oldest connection not logged in from the
+        address that has most of them, if that is more than the newcomer's address
+        would have.  So strangers holding connections open from a few dozen addresses
+        cannot keep everyone else out; only logged-in users are never moved."""
+        counts = {host: self._logging_in(host) for host in self._by_host}
+        crowded = max(counts, key=counts.__getitem__, default=None)
+        if crowded is None or counts[crowded] <= waiting + 1:
+            return False
+        oldest = next(p for p in self._by_host[crowded] if p.logging_in)
+        self.connection_ended(oldest)  # its place is free now, whenever its socket closes
+        if oldest.session is not None:
+            oldest.session.make_way(SERVER_FULL)
+        return True
+
     def connected(self, protocol: FibsProtocol, host: str) -> None:
         self.connections.add(protocol)
-        self._by_host.setdefault(host, set()).add(protocol)
+        self._by_host.setdefault(host, {})[protocol] = None
 
     def connection_ended(self, protocol: FibsProtocol) -> None:
         self.connections.discard(protocol)
         if protocol.session is not None:
             same_host = self._by_host.get(protocol.session.host)
             if same_host is not None:
-                same_host.discard(protocol)
+                same_host.pop(protocol, None)
                 if not same_host:
                     del self._by_host[protocol.session.host]
         if self._closed is not None and not self._closed.called and not self.connections:

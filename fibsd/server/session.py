@@ -271,6 +271,17 @@ class Session:
             self._store("record_logout", user.name, self.now())
             self._store("save_settings", user.name, user.settings_text())
 
+    def make_way(self, line: str) -> None:
+        """A full server gives this connection's place, before its login, to a newcomer
+        from a less crowded address (``FibsFactory``)."""
+        if self.phase is Phase.CLOSED or self.user is not None:
+            return
+        self.log_refusal("connection from {address} closed for a newcomer",
+                         "access.max_connections")
+        self._fresh_line()
+        self.send(line)
+        self.disconnect(goodbye=False)
+
     def shutdown(self) -> None:
         """The server is stopping: say goodbye without telling the others."""
         if self.phase is Phase.CLOSED:

@@ -216,6 +216,29 @@ def test_the_global_cap_leaves_logged_in_users_alone(events: list[dict[str, Any]
     assert not server.connect("198.51.100.9").closed
 
 
+def test_a_full_server_makes_room_by_closing_the_most_crowded_address(
+        events: list[dict[str, Any]]) -> None:
+    server = FakeServer(settings=make_settings(**{"access.max_connections": 4}))
+    crowd = [server.connect("198.51.100.50") for _ in range(3)]
+    single = server.connect("198.51.100.51")
+    for client in [*crowd, single]:
+        client.received()
+    newcomer = server.connect("192.0.2.60")
+    assert newcomer.prompt().endswith("login: ") and not newcomer.transport.disconnecting
+    assert crowd[0].lines() == ["", FULL] and crowd[0].transport.disconnecting
+    assert events[-1] == {"event": "limit", "limit": "access.max_connections",
+                          "address": "198.51.100.50", "count": 1}
+    again = server.connect("192.0.2.60")  # it would have 2, as many as the crowd
+    assert again.lines() == [FULL] and again.transport.disconnecting
+    second = server.connect("192.0.2.61")
+    assert second.prompt().endswith("login: ")
+    assert crowd[1].lines() == ["", FULL]
+    third = server.connect("192.0.2.62")  # one each now: no one is more crowded
+    assert third.lines() == [FULL] and third.transport.disconnecting
+    assert [c.transport.disconnecting for c in [crowd[2], single, newcomer, second]] == [
+        False] * 4
+
+
 # --- registration ---------------------------------------------------------------------
 
 def register(server: FakeServer, name: str, host: str) -> list[str]:
