@@ -1,23 +1,26 @@
 """Who may connect, guess passwords and register, and how fast: fibsd on the open internet.
 
-Three ledgers, each kept in memory per server and bounded in size, all driven by the
-reactor's clock (``task.Clock`` in the tests):
+Ledgers kept in memory per server, each bounded in size, all driven by the reactor's
+clock (``task.Clock`` in the tests):
 
 * ``LoginThrottle`` slows password guessing across connections.  Every login attempt
   waits for its turn in its address's queue: the attempts from one address start one
   after the other, spaced by a delay that doubles with each recent failure (or attempt
   still being checked) past a few free ones, up to ``access.login_delay_max``; so an
-  address keeps its rate however many connections it opens.  The queue holds at most one
-  attempt per connection (the session is busy while its attempt waits).  Attempts on one account wait too, but never longer than
-  ``access.account_delay_max``: failures on the account slow every guesser, yet an
-  attacker cannot use them to keep the owner out.  A success clears the account's
-  failures, never the address's (a guesser with an account of his own could otherwise
-  reset his count at will); both are forgotten ``access.failure_memory`` seconds after
-  the last failure.
+  address keeps its rate however many connections it opens.  The queue holds at most
+  one attempt per connection (the session is busy while its attempt waits).  Attempts
+  on one account wait too, but never longer than ``access.account_delay_max``:
+  failures on the account slow every guesser, yet an attacker cannot use them to keep
+  the owner out.  A success clears the account's failures, never the address's (a
+  guesser with an account of his own could otherwise reset his count at will); both
+  are forgotten ``access.failure_memory`` seconds after the last failure.
 * ``RegistrationLimit`` counts the accounts made from each address in the last hour.
-* ``mask_host`` is what others see of an address when the site keeps addresses private.
+* ``RefusalLog`` keeps the refusals themselves from flooding the operator's log.
 
-The session asks; nothing here writes to a connection.
+``shown_host`` and ``mask_host`` are what others see of an address
+(``privacy.show_addresses``).
+
+The session and the factory ask; nothing here writes to a connection.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ When a client stops reading and the transport's send buffer fills (64 KiB), Twis
 pauses it; the protocol then stops reading from the socket and stops handling the lines
 it already has, so a client sending ``who`` in a loop without reading cannot make the
 server buffer without limit.
+
+Before a connection gets a session, ``FibsFactory.refusal`` decides whether there is
+room for it: per-address and global caps on connections (protocol/access.md).
 """
 
 from __future__ import annotations
