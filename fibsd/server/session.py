@@ -468,8 +468,10 @@ class Session:
     def _login_failed(self, client: str | None, name: str = "") -> Phase:
         self._failures += 1
         self._attempt_done(failed=True)
+        # The name as typed, cut a little past the longest name: a long word typed at
+        # the prompt costs the log nothing.
         log.info("failed login for {user} from {address}", event="login_failed",
-                  user=name, address=self.host)
+                 user=name[:NAME_MAX + 4], address=self.host)
         raw = WONT_ECHO if client is None else b""
         if self._failures >= self.settings.limits.login_attempts:
             log.info("closing {address} after {failures} failed logins", event="limit",
