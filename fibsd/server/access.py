@@ -236,6 +236,24 @@ class RefusalLog:
         return waiting
 
 
+def network(host: str) -> str:
+    """What the per-address limits count by: an IPv4 address, or the /64 network of an
+    IPv6 address (one subscriber's share: he has all of it to choose from).
+
+    >>> network("203.0.113.45"), network("2001:db8:1:2:aa::7"), network("::ffff:10.1.2.3")
+    ('203.0.113.45', '2001:db8:1:2::/64', '10.1.2.3')
+    """
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return host
+
+
 def shown_host(host: str, show_addresses: str) -> str:
     """``host`` as others see it under the site's ``privacy.show_addresses``.
 

@@ -30,6 +30,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
+from fibsd.server.access import network
 from fibsd.server.session import SERVER_FULL, Services, Session, TooLong
 from fibsd.wire.input import OVERLONG, LineSplitter, TelnetFilter, clean_line
 
@@ -64,7 +65,7 @@ class FibsProtocol(Protocol):
                 self.transport.write(f"{refusal}\r\n".encode("ascii"))
                 self.transport.loseConnection()
                 return
-            self.factory.connected(self, host)
+            self.factory.connected(self, network(host))
         if ITCPTransport.providedBy(self.transport):
             # Nagle would hold a second write (a roll, then the opponent's move) until the
             # client's delayed ACK, about 40 ms, when the client has nothing to send between.
@@ -185,14 +186,15 @@ class FibsFactory(ServerFactory):
         closes without a word; here only connections not yet logged in count against
         an address, since a household or club behind one address may have many users.
         """
-        waiting = self._logging_in(host)
+        key = network(host)  # an IPv6 subscriber's /64 counts as one address
+        waiting = self._logging_in(key)
         if waiting >= self.services.settings.access.unauthenticated_per_address:
             limit, line = "access.unauthenticated_per_address", TOO_MANY_FROM_ADDRESS
         elif len(self.connections) >= self.max_connections and not self._make_room(waiting):
             limit, line = "access.max_connections", SERVER_FULL
         else:
             return None
-        count = self.services.refusals.due(limit, host)
+        count = self.services.refusals.due(limit, key)
         if count is not None:  # at most one event a minute per address and limit
             log.info("connection from {address} refused ({limit}; {count} since the last "
                      "report)", event="connection_refused", limit=limit, address=host,
@@ -225,11 +227,11 @@ class FibsFactory(ServerFactory):
     def connection_ended(self, protocol: FibsProtocol) -> None:
         self.connections.discard(protocol)
         if protocol.session is not None:
-            same_host = self._by_host.get(protocol.session.host)
+            same_host = self._by_host.get(protocol.session.network)
             if same_host is not None:
                 same_host.pop(protocol, None)
                 if not same_host:
-                    del self._by_host[protocol.session.host]
+                    del self._by_host[protocol.session.network]
         if self._closed is not None and not self._closed.called and not self.connections:
             self._closed.callback(None)
 

@@ -33,7 +33,7 @@ from twisted.python.failure import Failure
 from fibsd.config import Settings
 from fibsd.server import commands
 from fibsd.server.access import (
-    Attempt, LoginThrottle, RefusalLog, RegistrationLimit, shown_host)
+    Attempt, LoginThrottle, RefusalLog, RegistrationLimit, network, shown_host)
 from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
@@ -139,6 +139,7 @@ class Session:
         self.services = services
         self.connection = connection
         self.host = host
+        self.network = network(host)  # what the per-address limits count by
         self.phase = Phase.LOGIN
         self.user: OnlineUser | None = None
         self.is_clip = False
@@ -363,7 +364,7 @@ class Session:
     def log_refusal(self, text: str, limit: str) -> None:
         """An operator event for a refusal by ``limit``, through ``RefusalLog``: one a
         minute per address at most, ``count`` saying how many it stands for."""
-        count = self.services.refusals.due(limit, self.host)
+        count = self.services.refusals.due(limit, self.network)
         if count is not None:
             log.info(text + " ({count} since the last report)", event="limit", limit=limit,
                      address=self.host, count=count)
@@ -430,7 +431,7 @@ class Session:
         """Check the password when the attempt's turn comes (``LoginThrottle``): the wait
         is a timer, not a blocked reactor, and the session stays busy meanwhile, so the
         connection holds at most its bounded queue of typed-ahead lines."""
-        self._attempt = Attempt(self.host, name.lower())
+        self._attempt = Attempt(self.network, name.lower())
 
         def check(record: UserRecord | None) -> Deferred[Phase] | Phase:
             if self.phase is Phase.CLOSED:  # gone before the check: no guess was made
@@ -573,7 +574,7 @@ class Session:
                 f"** Please use a name with at most {NAME_MAX} characters.")
         if reserved_name(name) or name.lower() in commands.command_words():
             return self._guest_again(self._name_used(name))
-        if not self.services.registrations.allowed(self.host):
+        if not self.services.registrations.allowed(self.network):
             return self._too_many_registrations()
 
         def decide(taken: bool) -> Phase:
@@ -589,7 +590,7 @@ class Session:
 
     def _too_many_registrations(self, raw: bytes = b"") -> Phase:
         self.log_refusal("registration refused for {address}", "access.registrations_per_hour")
-        minutes = self.services.registrations.wait_minutes(self.host)
+        minutes = self.services.registrations.wait_minutes(self.network)
         return self._guest_again(("\r\n" if raw else "")
                                  + TOO_MANY_REGISTRATIONS.format(minutes=minutes), raw=raw)
 
@@ -625,9 +626,9 @@ class Session:
                        "Please give them again. Password: ")
             return Phase.NEW_PASSWORD
         name = self._new_name
-        if not self.services.registrations.allowed(self.host):
+        if not self.services.registrations.allowed(self.network):
             return self._too_many_registrations(raw=WONT_ECHO)
-        self.services.registrations.record(self.host)  # now: parallel guests count too
+        self.services.registrations.record(self.network)  # now: parallel guests count too
 
         def create(password_hash: str) -> Deferred[UserRecord]:
             return maybeDeferred(self.db.create_user, name, password_hash, self.now())

@@ -199,6 +199,16 @@ def test_connections_not_logged_in_are_capped_per_address(events: list[dict[str,
     assert not server.connect("198.51.100.20").closed
 
 
+def test_an_ipv6_subscribers_64_counts_as_one_address() -> None:
+    server = FakeServer()
+    for n in range(20):
+        server.connect(f"2001:db8:5:6::{n + 1:x}").received()
+    refused = server.connect("2001:db8:5:6:ffff::1")
+    assert refused.lines() == [TOO_MANY]
+    other = server.connect("2001:db8:5:7::1")  # the next /64: someone else
+    assert other.prompt().endswith("login: ")
+
+
 def test_the_global_cap_leaves_logged_in_users_alone(events: list[dict[str, Any]]) -> None:
     server = FakeServer(settings=make_settings(**{"access.max_connections": 3}))
     server.register("alice")

@@ -8,7 +8,7 @@ from twisted.internet.task import Clock
 
 from fibsd.config import Access
 from fibsd.server.access import (
-    Attempt, LoginThrottle, RefusalLog, RegistrationLimit, mask_host, shown_host)
+    Attempt, LoginThrottle, RefusalLog, RegistrationLimit, mask_host, network, shown_host)
 from fibsd.server.commands import FIBS_WORDS, command_words
 from fibsd.wire.input import RESERVED_NAMES
 from tests.helpers import REPO, FakeServer
@@ -95,3 +95,9 @@ def test_refusals_are_logged_once_a_minute_per_address_and_limit() -> None:
     clock.advance(0.1)
     assert log.due("access.max_connections", "192.0.2.1") == 4  # with the 3 held back
     assert log.due("access.max_connections", "192.0.2.1") is None
+
+
+def test_limits_count_an_ipv6_64_as_one_address() -> None:
+    assert [network(h) for h in ("203.0.113.45", "2001:db8:1:2:aa::7", "2001:db8:1:2::1",
+                                 "::ffff:10.1.2.3", "-")] == [
+        "203.0.113.45", "2001:db8:1:2::/64", "2001:db8:1:2::/64", "10.1.2.3", "-"]
