@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import resource
 
+import pytest
+
 from twisted.internet.task import Clock
 
 from fibsd.config import Access
@@ -32,6 +34,46 @@ def test_the_throttle_starts_one_attempt_per_delay_from_one_address() -> None:
     other: list[float] = []
     throttle.wait_turn(Attempt("203.0.113.2", "x"), lambda: other.append(clock.seconds()))
     assert other == [40]  # another address does not wait
+
+
+def test_many_logins_at_once_from_one_address_go_through_as_they_succeed() -> None:
+    clock = Clock()
+    throttle = LoginThrottle(clock, Access())
+    started: list[int] = []
+    attempts = [Attempt("192.0.2.1", f"user{n}") for n in range(20)]
+    for number, attempt in enumerate(attempts):
+        throttle.wait_turn(attempt, lambda number=number: started.append(number))
+    assert started == list(range(13))  # 8 in flight for free, 4 free, the 13th: 1 s
+    for attempt in attempts:  # each login succeeds in turn, the clock standing still
+        throttle.done(attempt, failed=False)
+    assert started == list(range(20))
+    assert throttle.failures("192.0.2.1") == 0
+
+
+@pytest.mark.parametrize("accounts, expected", [(1, [10, 2, 2]), (20, [15, 2, 2])])
+def test_a_burst_of_guesses_checked_in_parallel_gets_fewer_than_20_a_minute(
+        accounts: int, expected: list[int]) -> None:
+    """20 connections guess at once (on one account, or each on another); each guess
+    fails 50 ms after it starts (the hasher) and its connection guesses again at once."""
+    clock = Clock()
+    throttle = LoginThrottle(clock, Access())
+    started: list[float] = []
+
+    def guess(number: int) -> None:
+        attempt = Attempt("198.51.100.1", f"user{number % accounts}")
+
+        def go() -> None:
+            started.append(clock.seconds())
+            clock.callLater(0.05, lambda: (throttle.done(attempt, failed=True), guess(number)))
+
+        throttle.wait_turn(attempt, go)
+
+    for number in range(20):
+        guess(number)
+    for _ in range(1800):
+        clock.advance(0.1)
+    per_minute = [sum(1 for t in started if m * 60 <= t < (m + 1) * 60) for m in range(3)]
+    assert per_minute == expected
 
 
 def test_an_account_under_attack_delays_its_attempts_by_at_most_the_cap() -> None:
