@@ -146,6 +146,8 @@ class LoginThrottle:
             return
         record.timer = None
         while record.waiting:
+            if record.timer is not None:  # set by a turn served from within ``go``
+                return
             now = self.clock.seconds()
             if now < record.next_turn:
                 record.timer = self.clock.callLater(record.next_turn - now, self._serve, record)
