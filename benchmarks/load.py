@@ -39,6 +39,10 @@ the bulk of the traffic at this size and a bot has no use for them.
 speed (0, the default) measures throughput, a think time measures latency at a
 given offered load.
 
+``--viewers N`` opens N live-board streams of the web face (``/live/<player>/events``,
+spread over the bot matches) before the play window, to measure what watching browsers
+cost the game (benchmarks/web.py measures the pages).
+
 ``--nodelay`` starts the server with TCP_NODELAY on its connections (a patch applied
 in the server process only) to measure the fix proposed in benchmarks/README.md.
 """
@@ -147,7 +151,8 @@ unauthenticated_per_address = 100000
 """
 
 
-def write_config(directory: Path, port: int, users: int, extra: str = LOAD_ACCESS) -> Path:
+def write_config(directory: Path, port: int, users: int, web_port: int = 0,
+                 viewers: int = 0, extra: str = LOAD_ACCESS) -> Path:
     """The server's config; ``extra`` is appended (TOML tables of other sections)."""
     config = directory / "fibsd.toml"
     config.write_text(f"""
@@ -157,6 +162,8 @@ database = "{directory / 'fibsd.sqlite'}"
 idle_timeout = 0
 motd = "{REPO / 'config' / 'motd.txt'}"
 help_dir = "{REPO / 'config' / 'help'}"
+web_port = {web_port}
+web_live_viewers = {max(viewers, 1)}
 [limits]
 max_users = {users}
 shouts_per_minute = 100000
@@ -168,8 +175,9 @@ class ServerProcess:
     """The server subprocess and its CPU time and memory from /proc."""
 
     def __init__(self, directory: Path, port: int, users: int, nodelay: bool,
-                 extra: str = LOAD_ACCESS) -> None:
-        config = write_config(directory, port, users, extra)
+                 web_port: int = 0, viewers: int = 0, extra: str = LOAD_ACCESS) -> None:
+        config = write_config(directory, port, users, web_port, viewers, extra)
+        self.web_port = web_port
         self.log = open(directory / "server.log", "w")  # noqa: SIM115
         command = [sys.executable, __file__, "--serve", str(config)] + (["--nodelay"] if nodelay else [])
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, cwd=REPO)
@@ -540,6 +548,35 @@ def bot_worker(port: int, pairs: str, length: int, think: float) -> None:
 # -- measuring -------------------------------------------------------------------
 
 
+class LiveViewer(Protocol):
+    """One open ``/live/<player>/events`` stream (fibsd's web face); counts its events."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.events = 0
+        self.refused = False
+
+    def connectionMade(self) -> None:
+        self.transport.write(f"GET {self.path} HTTP/1.1\r\nHost: load\r\n\r\n".encode())
+
+    def dataReceived(self, data: bytes) -> None:
+        if data.startswith(b"HTTP/1.1 503"):
+            self.refused = True
+        # Each event is one board figure (or the not-playing note), in a chunk of its own.
+        self.events += data.count(b'class="board-box"') + data.count(b"is not playing now.")
+
+
+async def open_viewers(reactor: Any, web_port: int, players: Sequence[str],
+                       count: int) -> list[LiveViewer]:
+    """``count`` live-board streams, spread round-robin over ``players``."""
+    from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
+
+    viewers = [LiveViewer(f"/live/{players[n % len(players)]}/events") for n in range(count)]
+    endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", web_port)
+    await defer.gatherResults([connectProtocol(endpoint, viewer) for viewer in viewers])
+    return viewers
+
+
 def percentile(values: Sequence[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -651,7 +688,8 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
     print(f"database: {len(idle_names) + len(bot_names) + 1} accounts in "
           f"{time.perf_counter() - started:.1f} s ({directory})")
     users = len(idle_names) + len(bot_names) + 10
-    server = ServerProcess(directory, free_port(), users, options.nodelay)
+    server = ServerProcess(directory, free_port(), users, options.nodelay,
+                           free_port() if options.viewers else 0, options.viewers)
     server.wait_listening()
     port = server.port
     rss0, _ = server.memory()
@@ -687,6 +725,16 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
         print(f"bots: {2 * options.matches} logged in in {time.perf_counter() - started:.1f} s"
               + (f" ({len(groups)} client processes)" if len(groups) > 1 else ""))
         await sleep(reactor, min(5.0, options.duration / 4))  # let the matches start
+        viewers: list[LiveViewer] = []
+        if options.viewers:
+            viewers = await open_viewers(reactor, server.web_port,
+                                         [account("ba", n) for n in range(options.matches)],
+                                         options.viewers)
+            await sleep(reactor, 1)
+            print(f"live viewers: {len(viewers)} streams open on "
+                  f"{min(options.viewers, options.matches)} matches, "
+                  f"{sum(v.refused for v in viewers)} refused")
+        events0 = sum(v.events for v in viewers)
         await each(groups, "begin_window")
         cpu0 = server.cpu()
         window = time.perf_counter()
@@ -707,6 +755,11 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
         print(f"latency (command -> answering line, {len(latencies)} commands): "
               f"p50 {percentile(latencies, .5) * 1000:.1f} ms, p95 {percentile(latencies, .95) * 1000:.1f} ms, "
               f"p99 {percentile(latencies, .99) * 1000:.1f} ms, max {max(latencies, default=0) * 1000:.1f} ms")
+        if viewers:
+            print(f"live boards: {sum(v.events for v in viewers) - events0} board events "
+                  f"received by {len(viewers)} viewers in the window")
+            for viewer in viewers:
+                viewer.transport.loseConnection()
         print(f"bot side: {sum(part['skipped'] for part in measured)} CLIP 5-8 lines skipped "
               "unparsed; client process CPU "
               + ", ".join(f"{part['cpu']:.1f} s" for part in measured) + " user so far")
@@ -754,6 +807,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--drain", type=float, default=60,
                         help="seconds the bots get to finish their matches")
     parser.add_argument("--nodelay", action="store_true", help="server sockets with TCP_NODELAY")
+    parser.add_argument("--viewers", type=int, default=0,
+                        help="live-board streams (web face) open during play")
     parser.add_argument("--bot-processes", type=int, default=1,
                         help="client processes the bot pairs are spread over")
     parser.add_argument("--serve", metavar="CONFIG", help=argparse.SUPPRESS)

@@ -26,9 +26,12 @@ from fibsd.server import passwords
 from fibsd.server.access import LoginThrottle, RefusalLog, RegistrationLimit
 from fibsd.server.dbthread import DatabaseThread
 from fibsd.server.lobby import Lobby
+from fibsd.server.lobby_view import LobbyView
 from fibsd.server.protocol import FibsFactory
 from fibsd.server.session import PasswordHasher, Services
 from fibsd.store.sqlite import SQLiteStore
+from fibsd.web.metrics import Metrics
+from fibsd.web.pages import make_site
 from fibsd.wire import clip
 
 log = Logger()
@@ -44,8 +47,18 @@ def read_motd(path: Path) -> tuple[str, ...]:
     return tuple(clip.format_motd_box(text)) if text.strip() else ()
 
 
+def help_problem(help_dir: Path) -> str | None:
+    """What is wrong with the help directory, or None."""
+    if not help_dir.is_dir():
+        return f"The help directory {help_dir} is missing: 'help <topic>' finds no text."
+    return None
+
+
 def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
                    clock: IReactorTime) -> Services:
+    problem = help_problem(settings.help_dir)
+    if problem is not None:
+        log.warn("{problem}", problem=problem)
     return Services(
         lobby=Lobby(clock, presence_delay=settings.presence_delay_ms / 1000), db=db,
         passwords=passwords, clock=clock, settings=settings,
@@ -87,20 +100,26 @@ class FibsService(MultiService):
         self.db.setServiceParent(self)
         self.shared = build_services(settings, self.db, Argon2Passwords(settings.passwords),
                                        reactor)
+        self.shared.stop = reactor.stop  # `admin shutdown`; the stop triggers stopService
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
         self.port: IListeningPort | None = None
         self.listening: Deferred[IListeningPort] = Deferred()
         self.tls_port: IListeningPort | None = None
         self.tls_listening: Deferred[IListeningPort] = Deferred()  # fires only with [tls]
         self.collector = ScheduledCollection(reactor, settings.gc_interval)
+        # The web face: read-only views of the lobby and the store (fibsd/web/).
+        lobby_view = LobbyView(self.shared.lobby)
+        self.metrics = Metrics(lobby_view)
+        self.shared.command_observers.append(self.metrics.command_done)
+        self.site, self.web = make_site(lobby_view, self.db, settings, reactor, self.metrics)
+        self.web_port: IListeningPort | None = None
 
     def startService(self) -> None:
         super().startService()
-        endpoint_type = TCP6ServerEndpoint if ":" in self.settings.interface else TCP4ServerEndpoint
-        endpoint = endpoint_type(self.reactor, self.settings.port,
-                                 backlog=self.settings.limits.listen_backlog,
-                                 interface=self.settings.interface)
-        d = endpoint.listen(self.factory)
+        self.metrics.start()
+        d = self._endpoint(self.settings.port).listen(self.factory)
+        if self.settings.web_port:
+            d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_web(port)))
         d.addCallback(self._listening)
         d.addErrback(self._cannot_listen)
         if self.settings.tls.enabled:
@@ -147,6 +166,27 @@ class FibsService(MultiService):
         self.tls_listening.errback(failure)
         self.reactor.callWhenRunning(self.reactor.stop)
 
+    def _endpoint(self, port: int) -> Any:
+        endpoint_type = TCP6ServerEndpoint if ":" in self.settings.interface else TCP4ServerEndpoint
+        return endpoint_type(self.reactor, port, backlog=self.settings.limits.listen_backlog,
+                             interface=self.settings.interface)
+
+    async def _listen_web(self, port: IListeningPort) -> IListeningPort:
+        """The web face on ``web_port`` (after the game port, which then is ``port``); a
+        web port that cannot be opened is logged, and the server runs without it."""
+        self.port = port
+        try:
+            self.web_port = await self._endpoint(self.settings.web_port).listen(self.site)
+        except CannotListenError as error:
+            # The game matters more than its web face: it goes on without one.
+            log.error("fibsd web face cannot start: {error}", error=str(error), event="error")
+            return port
+        address = self.web_port.getHost()
+        log.info("fibsd web face on {interface} port {port}",
+                 interface=getattr(address, "host", self.settings.interface),
+                 port=getattr(address, "port", self.settings.web_port))
+        return port
+
     def _listening(self, port: IListeningPort) -> None:
         self.port = port
         address = port.getHost()
@@ -168,6 +208,10 @@ class FibsService(MultiService):
         self.reactor.callWhenRunning(self.reactor.stop)
 
     async def _stop(self) -> None:
+        if self.web_port is not None:
+            await maybeDeferred(self.web_port.stopListening)
+        self.web.live.close_all()
+        self.metrics.stop()
         if self.port is not None:
             await maybeDeferred(self.port.stopListening)
         if self.tls_port is not None:

@@ -3,10 +3,14 @@
 Rules:
 
 * Every key has a default here, and ``config/fibsd.toml`` lists each one with the
-  same value and a comment (a test keeps the two equal).
-* A relative path in a config file is relative to that file's directory; a relative
-  path in the defaults or in an override is relative to the current directory.
-  ``Settings`` always holds absolute paths.
+  same value and a comment (a test keeps the two equal).  That directory is shipped
+  inside the package as ``fibsd.defaults`` (``defaults_dir()``).
+* A relative ``database`` (wherever it is written) is relative to ``data_dir``, so a
+  config file in ``/etc/fibsd/`` keeps its data where data belongs.  Any other relative
+  path is relative to the file it appears in: the defaults' to the shipped
+  ``fibsd.defaults`` directory, a config file's to that file's directory, and a
+  command-line override's to the current directory.  ``Settings`` always holds
+  absolute paths.
 * An unknown key, a value of the wrong type or out of range raises
   ``ConfigError(key, problem)``; nothing is silently ignored or clamped.
 """
@@ -18,8 +22,25 @@ import tomllib
 import zoneinfo
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any, get_type_hints
+
+# Paths that, when relative, are relative to ``data_dir`` rather than to their file.
+DATA_PATHS = frozenset({"database"})
+
+
+def defaults_dir() -> Path:
+    """The shipped ``config/`` directory (the package ``fibsd.defaults``): default
+    configuration, MOTD and help texts.  A wheel installs it as plain files.  When
+    ``fibsd`` is imported from a source checkout itself (``python -m pytest`` puts the
+    checkout first on ``sys.path``; ``pip install -e`` in lenient mode maps only
+    ``fibsd``), the mapped package is not there and ``config/`` beside it is used."""
+    try:
+        return Path(str(resources.files("fibsd.defaults")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "config"
+
 
 class ConfigError(Exception):
     """A configuration key that cannot be used, and why."""
@@ -87,6 +108,18 @@ class Limits:
     max_messages: int = checked(50, between(1))
     shouts_per_minute: int = checked(6, between(1))
     listen_backlog: int = checked(1024, between(1))
+    # Output and commands (protocol/limits.md).
+    max_output: int = checked(1048576, between(65536))
+    tells_per_minute: int = checked(60, between(1))
+    says_per_minute: int = checked(60, between(1))
+    kibitzes_per_minute: int = checked(60, between(1))
+    whispers_per_minute: int = checked(60, between(1))
+    messages_per_minute: int = checked(30, between(1))
+    invites_per_minute: int = checked(30, between(1))
+    aways_per_minute: int = checked(20, between(1))
+    toggles_per_minute: int = checked(60, between(1))
+    sets_per_minute: int = checked(60, between(1))
+    max_match_length: int = checked(99, between(1, 9998))
 
 
 @dataclass(frozen=True)
@@ -117,8 +150,8 @@ class Tls:
 
     enabled: bool = False
     port: int = checked(4323, between(0, 65535))
-    certificate: Path = Path("config/tls/fibsd.crt")
-    key: Path = Path("config/tls/fibsd.key")
+    certificate: Path = Path("tls/fibsd.crt")
+    key: Path = Path("tls/fibsd.key")
 
 
 @dataclass(frozen=True)
@@ -143,24 +176,39 @@ class PasswordCost:
 
 
 @dataclass(frozen=True)
+class Archive:
+    """The match archive over telnet: ``archive`` pages and ``export`` (.mat) texts."""
+
+    site: str = "fibsd"
+    page_size: int = checked(20, between(1, 200))
+    max_export_bytes: int = checked(262144, between(1024))
+    exports_per_minute: int = checked(6, between(1))
+
+
+@dataclass(frozen=True)
 class Settings:
     interface: str = "0.0.0.0"
     port: int = checked(4321, between(0, 65535))
-    database: Path = Path("data/fibsd.sqlite")
+    data_dir: Path = Path("~/.local/share/fibsd")
+    database: Path = Path("fibsd.sqlite")
     idle_timeout: int = checked(3600, between(0))
-    motd: Path = Path("config/motd.txt")
-    help_dir: Path = Path("config/help")
+    motd: Path = Path("motd.txt")
+    help_dir: Path = Path("help")
     registration: bool = True
     admins: tuple[str, ...] = checked((), user_names)
     rated_experience: int = checked(50, between(0))
     presence_delay_ms: int = checked(100, between(0, 10000))
     gc_interval: int = checked(300, between(0))
+    web_port: int = checked(8080, between(0, 65535))
+    web_live_viewers: int = checked(200, between(1))
+    web_page_size: int = checked(50, between(1, 1000))
     limits: Limits = field(default_factory=Limits)
     new_accounts: AccountDefaults = field(default_factory=AccountDefaults)
     passwords: PasswordCost = field(default_factory=PasswordCost)
     access: Access = field(default_factory=Access)
     privacy: Privacy = field(default_factory=Privacy)
     tls: Tls = field(default_factory=Tls)
+    archive: Archive = field(default_factory=Archive)
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:
@@ -169,9 +217,9 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:
     ``overrides`` uses the file's key names, dotted for sections
     (``{"port": 4322, "limits.max_users": 10}``).
     """
-    settings = _resolve(Settings(), Path.cwd())
+    settings = _resolve(Settings(), defaults_dir())
     if path is not None:
-        settings = _merge(settings, _read(path), path.parent.absolute(), "")
+        settings = _merge(settings, _read(path), path.parent.absolute(), "", data_paths=True)
     nested: dict[str, Any] = {}
     for dotted, value in overrides.items():
         *sections, key = dotted.split(".")
@@ -179,7 +227,10 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:
         for section in sections:
             table = table.setdefault(section, {})
         table[key] = value
-    return _merge(settings, nested, Path.cwd(), "")
+    settings = _merge(settings, nested, Path.cwd(), "")
+    if not settings.database.is_absolute():
+        settings = replace(settings, database=_absolute(settings.data_dir, settings.database))
+    return settings
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -197,7 +248,7 @@ def _resolve(value: Any, base: Path) -> Any:
     changes = {}
     for item in fields(value):
         current = getattr(value, item.name)
-        if isinstance(current, Path):
+        if isinstance(current, Path) and item.name not in DATA_PATHS:
             changes[item.name] = _absolute(base, current)
         elif is_dataclass(current):
             changes[item.name] = _resolve(current, base)
@@ -208,7 +259,10 @@ def _absolute(base: Path, path: Path) -> Path:
     return Path(os.path.normpath(base / path.expanduser()))
 
 
-def _merge(current: Any, table: Mapping[str, Any], base: Path, prefix: str) -> Any:
+def _merge(current: Any, table: Mapping[str, Any], base: Path, prefix: str,
+           data_paths: bool = False) -> Any:
+    """``table`` over ``current``; with ``data_paths`` a relative path in ``DATA_PATHS``
+    stays relative (``load_settings`` puts it under ``data_dir`` at the end)."""
     types = get_type_hints(type(current))
     known = {item.name: item for item in fields(current)}
     changes = {}
@@ -221,9 +275,11 @@ def _merge(current: Any, table: Mapping[str, Any], base: Path, prefix: str) -> A
         if is_dataclass(existing):
             if not isinstance(raw, Mapping):
                 raise ConfigError(name, f"must be a table ([{name}]), not {raw!r}")
-            changes[key] = _merge(existing, raw, base, name + ".")
+            changes[key] = _merge(existing, raw, base, name + ".", data_paths)
             continue
         value = _convert(name, wanted, raw, base)
+        if data_paths and name in DATA_PATHS and not Path(str(raw)).expanduser().is_absolute():
+            value = Path(str(raw))
         check = known[key].metadata.get("check")
         problem = check(value) if check is not None else None
         if problem is not None:

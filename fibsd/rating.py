@@ -63,9 +63,18 @@ def k_factor(experience: int) -> float:
     return max(1.0, 5.0 - experience / 100)
 
 
+# Above this exponent 10^x + 1 == 10^x in floating point, and from about 308 on 10^x
+# overflows: the chance is then 10^-x (0.0 once that underflows), never an error.
+_LARGE_EXPONENT = 300.0
+
+
 def underdog_probability(difference: float, match_length: int) -> float:
-    """FIBS's chance that the lower-rated player wins a match of this length."""
-    return 1.0 / (math.pow(10.0, difference * math.sqrt(match_length) / 2000.0) + 1.0)
+    """FIBS's chance that the lower-rated player wins a match of this length; defined
+    for every rating difference and length a store can hold."""
+    exponent = difference * math.sqrt(match_length) / 2000.0
+    if exponent > _LARGE_EXPONENT:
+        return math.pow(10.0, -exponent)
+    return 1.0 / (math.pow(10.0, exponent) + 1.0)
 
 
 def rate_match(winner_rating: float, winner_experience: int, loser_rating: float,

@@ -76,8 +76,10 @@ class CheapPasswords:
 
 
 def make_settings(**overrides: Any) -> Settings:
-    """The repository's config/fibsd.toml with dotted-key overrides."""
-    return load_settings(CONFIG, overrides)
+    """The repository's config/fibsd.toml with dotted-key overrides; the web face is
+    off unless asked for (a test that wants it listens on a port of its own choosing,
+    never on the shared default 8080)."""
+    return load_settings(CONFIG, {"web_port": 0, **overrides})
 
 
 class FakeServer:

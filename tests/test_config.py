@@ -14,6 +14,7 @@ from fibsd.config import (
     PasswordCost,
     Settings,
     Tls,
+    defaults_dir,
     load_settings,
 )
 
@@ -26,17 +27,38 @@ def write(directory: Path, text: str) -> Path:
     return path
 
 
-def test_defaults_resolve_paths_against_the_current_directory(
+def test_defaults_use_the_shipped_texts_and_the_per_user_data_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the current directory plays no part
+    data = Path.home() / ".local" / "share" / "fibsd"
     assert load_settings(None, {}) == Settings(
-        database=tmp_path / "data" / "fibsd.sqlite",
-        motd=tmp_path / "config" / "motd.txt",
-        help_dir=tmp_path / "config" / "help",
-        tls=Tls(certificate=tmp_path / "config" / "tls" / "fibsd.crt",
-                key=tmp_path / "config" / "tls" / "fibsd.key"),
+        data_dir=data,
+        database=data / "fibsd.sqlite",
+        motd=defaults_dir() / "motd.txt",
+        help_dir=defaults_dir() / "help",
+        tls=Tls(certificate=defaults_dir() / "tls" / "fibsd.crt",
+                key=defaults_dir() / "tls" / "fibsd.key"),
     )
+    assert (defaults_dir() / "help" / "beginner.txt").is_file()
+
+
+def test_a_data_dir_moves_a_relative_database(tmp_path: Path) -> None:
+    path = write(tmp_path, 'data_dir = "state"\n')
+    assert load_settings(path, {}).database == tmp_path / "state" / "fibsd.sqlite"
+    assert load_settings(path, {"data_dir": "/var/lib/fibsd"}).database == Path(
+        "/var/lib/fibsd/fibsd.sqlite")
+
+
+def test_an_etc_config_of_a_few_lines_keeps_data_out_of_etc(tmp_path: Path) -> None:
+    """The /etc layout: only the changed keys; data in data_dir, shipped texts kept."""
+    etc = tmp_path / "etc" / "fibsd"
+    etc.mkdir(parents=True)
+    path = write(etc, 'data_dir = "/var/lib/fibsd"\nport = 4322\nadmins = ["root"]\n')
+    settings = load_settings(path, {})
+    assert settings.database == Path("/var/lib/fibsd/fibsd.sqlite")
+    assert settings.motd == defaults_dir() / "motd.txt"
+    assert settings.help_dir == defaults_dir() / "help"
 
 
 def test_default_values() -> None:
@@ -49,7 +71,9 @@ def test_default_values() -> None:
 
 def test_the_shipped_file_states_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
-    assert load_settings(REPO / "config" / "fibsd.toml", {}) == load_settings(None, {})
+    assert load_settings(defaults_dir() / "fibsd.toml", {}) == load_settings(None, {})
+    assert (defaults_dir() / "fibsd.toml").read_bytes() == (
+        REPO / "config" / "fibsd.toml").read_bytes()
 
 
 def test_shipped_motd_fits_the_frame() -> None:
@@ -70,9 +94,9 @@ def test_file_values_and_paths_relative_to_the_file(
     )
     settings = load_settings(path, {})
     assert settings.port == 4322
-    assert settings.database == site / "db" / "site.sqlite"
+    assert settings.database == settings.data_dir / "db" / "site.sqlite"  # data_dir's
     assert settings.motd == Path("/srv/motd.txt")
-    assert settings.help_dir == REPO / "config" / "help"  # not in the file: the default
+    assert settings.help_dir == defaults_dir() / "help"  # not in the file: the default
     assert settings.admins == ("alice",)
     assert settings.limits == Limits(max_users=20)
     assert settings.new_accounts.redoubles == "12"

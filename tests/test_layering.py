@@ -46,6 +46,11 @@ def test_there_are_pure_modules() -> None:
 EDGES = {
     "client": ("fibsd.server", "fibsd.store", "fibsd.wire", "fibsd.app"),
     "store": ("twisted", "fibsd.server", "fibsd.wire", "fibsd.rules", "fibsd.client"),
+    # The web face reads the lobby through a view app.py hands it and the store through
+    # its read methods: no server module, no store implementation, no client.
+    "web": ("fibsd.server", "fibsd.app", "fibsd.client", "fibsd.store.sqlite",
+            "fibsd.store.migrations", "sqlite3"),
+    "server": ("fibsd.web",),
 }
 ALLOWED = {"client/gnubg_brain.py": {"fibsd.wire.board"}}
 
@@ -59,3 +64,24 @@ def test_edge_package_imports(package: str) -> None:
             if any(name == f or name.startswith(f + ".") for f in EDGES[package])
         } - ALLOWED.get(str(path.relative_to(ROOT)), set())
         assert not bad, f"{path} imports {sorted(bad)}"
+
+
+def test_the_web_face_never_writes_to_the_store() -> None:
+    """Every store method fibsd/web names (as an attribute or as the name given to
+    ``db.call``) is one of the read methods ``fibsd.web.sources.READS`` lists, and
+    those are the only methods of its ``Archive``."""
+    from fibsd.store import Store
+    from fibsd.web.sources import READS, Archive
+
+    store_methods = {name for name in vars(Store) if not name.startswith("_")}
+    assert set(READS) <= store_methods
+    assert {name for name in vars(Archive) if not name.startswith("_")} == set(READS)
+    for path in sorted((ROOT / "web").rglob("*.py")):
+        named = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Attribute):
+                named.add(node.attr)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                named.add(node.value)
+        writes = (named & store_methods) - set(READS)
+        assert not writes, f"{path} names store methods that write: {sorted(writes)}"

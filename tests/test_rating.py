@@ -157,3 +157,38 @@ def test_symmetric_in_the_players(a: float, b: float, ea: int, eb: int, n: int) 
 @given(st.floats(min_value=0.0, max_value=3000.0), lengths)
 def test_underdog_never_favoured(difference: float, n: int) -> None:
     assert 0.0 < underdog_probability(difference, n) <= 0.5
+
+
+# Every value a store can hold: SQLite REAL ratings (finite doubles) and INTEGER
+# experience and match lengths (64-bit).
+_STORED_INT = 2**63 - 1
+
+
+@given(
+    winner_rating=st.floats(allow_nan=False, allow_infinity=False),
+    loser_rating=st.floats(allow_nan=False, allow_infinity=False),
+    winner_experience=st.integers(0, _STORED_INT),
+    loser_experience=st.integers(0, _STORED_INT),
+    match_length=st.one_of(st.integers(1, 99), st.integers(1, _STORED_INT)),
+)
+def test_the_formula_never_overflows_for_any_stored_value(
+    winner_rating: float, loser_rating: float, winner_experience: int, loser_experience: int,
+    match_length: int,
+) -> None:
+    """Issue 9: a 5,000,000-point match between unequal ratings raised OverflowError at
+    the match end, so the match could never finish."""
+    change = rate_match(winner_rating, winner_experience, loser_rating, loser_experience,
+                        match_length)
+    assert 0.0 <= change.underdog_probability <= 0.5
+    assert 0.0 <= change.probability <= 1.0
+    assert math.isfinite(change.winner_change) and change.winner_change >= 0.0
+    assert math.isfinite(change.loser_change) and change.loser_change <= 0.0
+    assert math.isfinite(change.new_winner_rating) and math.isfinite(change.new_loser_rating)
+    assert len(format_rating_calculation(change, "alice", "bob")) == 10
+
+
+def test_a_huge_difference_gives_the_limits_exactly() -> None:
+    assert underdog_probability(41_255.72 - 1500.0, 5_000_000) == 0.0
+    assert underdog_probability(4000.0, 99) == 1.0 / (10.0 ** (4000.0 * math.sqrt(99) / 2000) + 1)
+    upset = rate_match(1500.0, 0, 41_255.72, 0, 5_000_000)
+    assert upset.probability == 1.0 and upset.winner_change == 4.0 * 5.0 * math.sqrt(5_000_000)

@@ -298,7 +298,7 @@ class Bot:
         assert board is not None
         length = None if board.is_unlimited else board.match_length
         return strategy.CubeState(board.cube, length, board.player_score, board.opponent_score,
-                                  redouble or board.cube > 1)
+                                  redouble or board.cube > 1, post_crawford=board.did_crawford)
 
     def on_RollOrDouble(self, event: ev.RollOrDouble) -> None:
         board = self.board

@@ -937,9 +937,32 @@ class Information(Event):
     ``settings`` (the toggle and set listings), ``ratings``, ``games`` (show games),
     ``saved`` (show saved, savedcount), ``watchers``, ``away``, ``account`` (address,
     password), ``show`` (show max), ``timezones``, ``stat``, ``registration`` (the guest
-    dialogue's hints), ``look`` (the reply to looking at yourself) and ``ascii_board``
-    (boardstyle 1 and 2 drawings).
+    dialogue's hints), ``look`` (the reply to looking at yourself), ``ascii_board``
+    (boardstyle 1 and 2 drawings) and ``archive`` (fibsd's ``archive`` listing).
     """
 
     kind: str
     text: str
+
+
+@dataclass(frozen=True)
+class ExportStart(Event):
+    """``Match #<id> in .mat format, <lines> lines:`` - fibsd's ``export``; the next
+    ``lines`` lines are the match as GNU Backgammon .mat text (``MatLine``)."""
+
+    match_id: int
+    lines: int
+
+
+@dataclass(frozen=True)
+class MatLine(Event):
+    """One line of an exported match's .mat text, as sent (empty lines included)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ExportEnd(Event):
+    """``End of match #<id>.``: the export is complete."""
+
+    match_id: int

@@ -11,6 +11,13 @@ then answers one line per FIBS ``board:`` line it reads.  Checked against gnubg
 - the was-doubled flag set: ``take``, ``drop`` or ``beaver``;
 - a line it cannot read: ``Error: ...``.
 
+gnubg 1.07 reads the two score fields of a board line the other way round from FIBS
+(field 4 as the opponent's score, field 5 as its own): with the trailer 0-4 in a
+5-point match after the Crawford game it answers ``roll`` to the line FIBS would
+send and ``double`` to the swapped one.  So every line sent to gnubg has the two
+scores swapped, and cube questions carry the post-Crawford flag (field 51), without
+which gnubg takes a post-Crawford game for a Crawford-free one and never doubles.
+
 gnubg serves one connection at a time and listens again only after that one closes,
 so a fresh connection per request may be refused; the brain keeps one connection
 open and opens a new one only when the held one has gone.  Plays come from the
@@ -62,6 +69,13 @@ def board_line(board: ev.Board) -> str:
     return "board:" + ":".join(str(field) for field in fields)
 
 
+def for_gnubg(line: str) -> str:
+    """``line`` with its two score fields swapped, the way gnubg 1.07 reads them."""
+    fields = line.split(":")
+    fields[4], fields[5] = fields[5], fields[4]
+    return ":".join(fields)
+
+
 def cube_line(position: Position, state: strategy.CubeState, *, doubled: bool) -> str:
     """A board line that asks gnubg whether to double (or, ``doubled``, whether to take).
 
@@ -73,7 +87,7 @@ def cube_line(position: Position, state: strategy.CubeState, *, doubled: bool) -
     them = Seat("opponent", Colour.X, state.opponent_score, may_double=centred or doubled)
     table = Table(UNLIMITED if state.length is None else state.length, cube=state.cube,
                   turn=Colour.X if doubled else Colour.O,
-                  doubled=Colour.O if doubled else None)
+                  doubled=Colour.O if doubled else None, post_crawford=state.post_crawford)
     return format_board(board_view(position, me, them, table))
 
 
@@ -151,7 +165,7 @@ class GnubgBrain:
     def play(self, board: ev.Board, position: Position, dice: tuple[int, int],
              plays: Sequence[Play]) -> Play | None:
         if len(plays) > 1:
-            paths = parse_answer(self._answer(board_line(board)))
+            paths = parse_answer(self._answer(for_gnubg(board_line(board))))
             wanted = _after(position.player, paths) if paths else None
             for play in plays:
                 if play.result.player == wanted:
@@ -159,13 +173,13 @@ class GnubgBrain:
         return self.fallback.play(board, position, dice, plays)
 
     def double(self, position: Position, state: strategy.CubeState) -> bool:
-        word = self._answer(cube_line(position, state, doubled=False)).strip()
+        word = self._answer(for_gnubg(cube_line(position, state, doubled=False))).strip()
         if word in _DOUBLE_ANSWERS:
             return _DOUBLE_ANSWERS[word]
         return self.fallback.double(position, state)
 
     def take(self, position: Position, state: strategy.CubeState) -> bool:
-        word = self._answer(cube_line(position, state, doubled=True)).strip()
+        word = self._answer(for_gnubg(cube_line(position, state, doubled=True))).strip()
         if word in _TAKE_ANSWERS:
             return _TAKE_ANSWERS[word]
         return self.fallback.take(position, state)

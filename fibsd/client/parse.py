@@ -396,7 +396,7 @@ TEXT_RULES: tuple[Rule, ...] = (
           r"|Your site is not allowed to create new accounts\.)$", ev.Information, kind="registration"),
     # output of informational commands
     _WHO_LINE,
-    _rule(r"^(?P<text>No  S  username        rating  exp login    idle  from|There are [0-9]+ users logged on\.)$",
+    _rule(r"^(?P<text>No  S  username        rating  exp login    idle  from|There are [0-9]+ users logged on\.|There is 1 user logged on\.)$",
           ev.Information, kind="who"),
     _rule(r"^(?P<text>Information about @:?|  Last login: .*|  Last logout: .*|  Not logged in right now\."
           r"|  Still logged in\..*|  @ is (?:playing with|watching|ready to play|not ready).*"
@@ -412,9 +412,26 @@ TEXT_RULES: tuple[Rule, ...] = (
           r"|(?:  | \*)@ +(?:[0-9]+|unlimited) +[0-9]+ +- +[0-9]+|@ has (?:no|[0-9]+) saved games?\.)$",
           ev.Information, kind="saved"),
     _rule(r"^(?P<text>Watching players:|@ is watching @\.)$", ev.Information, kind="watchers"),
+    # fibsd's match archive (protocol/export.md)
+    _rule(r"^(?P<text>Finished matches of @, newest first \(times in UTC\):|#[0-9]+ [0-9-]+ [0-9:]+ @ [0-9]+"
+          r" - @ [0-9]+ \((?:[0-9]+ point|unlimited) match\)|Type 'archive @ [0-9]+' for more\.)$",
+          ev.Information, kind="archive"),
+    _rule(r"^Match #(?P<match_id>[0-9]+) in \.mat format, (?P<lines>[0-9]+) lines:$", ev.ExportStart),
+    _rule(r"^End of match #(?P<match_id>[0-9]+)\.$", ev.ExportEnd),
     _rule(r"^(?P<text>None of the users is away\.|The following users are away:)$", ev.Information, kind="away"),
     _rule(r"^(?P<text>Your email address is '.*'\.|Password changed\.)$", ev.Information, kind="account"),
     _rule(r"^(?P<text>max_logins is [0-9]+ \(maximum: [0-9]+\))$", ev.Information, kind="show"),
+    _rule(r"^(?P<text>[A-Za-z0-9]+, .* \S+   \( .* UTC \))$",
+          ev.Information, kind="time"),
+    _rule(r"^(?P<text>fibsd version \S+, a FIBS-compatible backgammon server.*)$",
+          ev.Information, kind="version"),
+    _rule(r"^(?P<text>This is fibsd, an open-source backgammon server that speaks the line protocol of"
+          r"|FIBS, the First Internet Backgammon Server \(1992-\), and its client protocol CLIP,"
+          r"|so FIBS client programs and bots connect to it unchanged\. Every move is checked by"
+          r"|a rules engine; matches are rated with the FIBS rating formula\."
+          r"|Type 'help' for the commands, 'help beginner' to get started\.)$",
+          ev.Information, kind="about"),
+    _rule(r"^(?P<text>(?:Users logged in|Matches being played): [0-9]+)$", ev.Information, kind="stat"),
     _rule(r"^(?P<text>[A-Z][A-Za-z_+-]*(?:/[A-Za-z0-9_+-]+)+(?: [A-Z][A-Za-z_+-]*(?:/[A-Za-z0-9_+-]+)*)*)$",
           ev.Information, kind="timezones"),
     _rule(r"^(?P<text>   [+|].*|  v\|.*|   BAR: O-[0-9]+ X-[0-9]+ .*| {4,5}[0-9][0-9 ]+)$", ev.Information,
@@ -451,6 +468,7 @@ class Phase(Enum):
     TELNET_MOTD = "telnet motd"  # after a telnet login, until its first "> ": free text is MotdLine
     RUN = "run"  # logged in: free text is Unknown
     GONE = "gone"  # after Goodbye.: free text is Farewell
+    EXPORT = "export"  # the counted lines after ExportStart: every line is MatLine
 
 
 @dataclass
@@ -458,14 +476,22 @@ class LineReader:
     """``classify`` plus the little context FCM keeps (its login, MOTD and run states)."""
 
     phase: Phase = field(default=Phase.LOGIN)
+    mat_lines: int = 0  # lines of .mat text still to come (Phase.EXPORT)
 
     def feed(self, line: str) -> ev.Event:
+        if self.phase is Phase.EXPORT:
+            self.mat_lines -= 1
+            if self.mat_lines <= 0:
+                self.phase = Phase.RUN
+            return ev.MatLine(line)
         if self.phase is Phase.MOTD:
             if line == "4":
                 self.phase = Phase.RUN
                 return ev.MotdEnd()
             return ev.MotdLine(line)
         event = classify(line)
+        if isinstance(event, ev.Information) and event.kind == "time" and self.phase is Phase.LOGIN:
+            return ev.Banner(line)  # the banner's date line has the shape of `time`'s answer
         if isinstance(event, ev.Unknown):
             return self._free_text.get(self.phase, ev.Unknown)(line)
         if isinstance(event, ev.MotdStart):
@@ -478,6 +504,8 @@ class LineReader:
             self.phase = Phase.RUN
         elif isinstance(event, ev.Goodbye):
             self.phase = Phase.GONE
+        elif isinstance(event, ev.ExportStart) and event.lines > 0:
+            self.phase, self.mat_lines = Phase.EXPORT, event.lines
         return event
 
     _free_text: ClassVar[dict[Phase, Callable[[str], ev.Event]]] = {

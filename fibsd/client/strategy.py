@@ -86,6 +86,7 @@ class CubeState:
     my_score: int
     opponent_score: int
     redouble: bool = False  # the cube is already ours (or we answer a redouble)
+    post_crawford: bool = False  # the Crawford game of this match has been played
 
 
 # -- plays -----------------------------------------------------------------------

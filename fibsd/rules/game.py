@@ -321,7 +321,10 @@ class Game:
         if self._phase is Phase.DOUBLE_OFFERED:
             assert self._offer is not None
             self._cube = self._offer.value
-            self._owner = player
+            # The player first doubled keeps the cube through instant redoubles (a
+            # beaver keeps it, a raccoon leaves it with him): the taker after an even
+            # number of redoubles, the last redoubler after an odd number.
+            self._owner = player if self._offer.redoubles % 2 == 0 else self._offer.player
             self._cube_turned = True
             self._offer = None
             self._phase = Phase.ROLL

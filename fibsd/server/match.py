@@ -23,6 +23,8 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from twisted.logger import Logger
+
 from fibsd.rating import rate_match
 from fibsd.rules.errors import GameStateError, InvalidPlayText, RulesError
 from fibsd.rules.events import (
@@ -56,6 +58,8 @@ from fibsd.wire import listings_text
 from fibsd.wire.ascii_board import render_board
 from fibsd.wire.board import UNLIMITED, BoardView, Colour, Seat, Table, board_view, format_board
 from fibsd.wire.ratings_text import format_rating_calculation
+
+_log = Logger()
 
 if TYPE_CHECKING:
     from fibsd.rules.dice import DiceSource
@@ -322,6 +326,10 @@ class LiveMatch:
         length = self.rules.length
         report = (text.report_resume if resumed else text.report_start)(
             inviter.name, joiner.name, length)
+        _log.info("{players[0]} and {players[1]} {verb} a {length}-point match",
+                  event="match_resume" if resumed else "match_start",
+                  verb="resume" if resumed else "start", players=list(self.names),
+                  length=length)
 
         def start() -> None:
             # A watcher with report on hears of the match before its first game line: the
@@ -358,21 +366,27 @@ class LiveMatch:
         self.joined.clear()
         self._events(self.rules.new_game(self.dice))
 
+    def _state_lines(self, user: OnlineUser) -> list[str]:
+        """Where the match stands, as a resume shows it (game-play.md 8): whose turn,
+        the length, both scores and ``user``'s board."""
+        rules = self.rules
+        player = self.index(user)
+        act = rules.to_act if rules.to_act is not None else (rules.turn or 0)
+        return [
+            text.turn_line(self.names[act]),
+            text.match_length_line(rules.length),
+            text.points_for(self.names[player], rules.score[player]),
+            text.points_for(self.names[1 - player], rules.score[1 - player]),
+            *self.board_lines(user),
+        ]
+
     def _resume_lines(self) -> None:
         rules = self.rules
         waiting = rules.waiting_for_new_game
-        act = rules.to_act if rules.to_act is not None else (rules.turn or 0)
         for player in (0, 1):
             user = self.user(player)
-            if user is None:
-                continue
-            self._block(user, [
-                text.turn_line(self.names[act]),
-                text.match_length_line(rules.length),
-                text.points_for(self.names[player], rules.score[player]),
-                text.points_for(self.names[1 - player], rules.score[1 - player]),
-                *self.board_lines(user),
-            ])
+            if user is not None:
+                self._block(user, self._state_lines(user))
         if waiting:
             self._start_game()
         elif rules.pending_double is not None:
@@ -387,6 +401,31 @@ class LiveMatch:
             self._append(self.user(rules.turn), [text.please_move(rules.playable(rules.turn))])
         else:
             self._turn_begins()
+
+    def show_state(self, user: OnlineUser) -> None:
+        """A player who logged in again from another connection: the new connection
+        gets the match as a resume shows it, and the line that says what is expected of
+        him now (nothing when it is his opponent's move)."""
+        rules = self.rules
+        player = self.index(user)
+        lines = self._state_lines(user)
+        offer = rules.pending_double
+        resignation = rules.pending_resignation
+        if rules.waiting_for_new_game:
+            if player not in self.joined:
+                lines.append(text.JOIN_NEXT_GAME)
+        elif offer is not None:
+            if offer.player != player:
+                lines.append(text.doubles_to_you(self.names[offer.player]))
+        elif resignation is not None:
+            if resignation.player != player:
+                lines.append(text.resigns_to_you(self.names[resignation.player],
+                                                 resignation.points))
+        elif rules.turn == player and rules.phase is Phase.MOVE:
+            lines.append(text.please_move(rules.playable(player)))
+        elif rules.turn == player and rules.phase is Phase.ROLL:
+            lines.append(text.YOUR_TURN_TO_ROLL)
+        user.session.notify_event(*lines)
 
     # -- actions (each raises the rules' error before anything is sent) --------------------
 
@@ -507,6 +546,10 @@ class LiveMatch:
         self._events(events)
         if any(isinstance(e, DoubleAccepted) for e in events):
             self._turn_begins()  # the doubler rolls at once
+        elif any(isinstance(e, ResignRejected) for e in events):
+            # Play goes on where the offer stopped it: a player who was to roll is asked
+            # again (or rolled for); one who was to move has his board and roll already.
+            self._turn_begins()
 
     def _turn_begins(self) -> None:
         """The player on roll is asked to roll or double, or rolled for (game-play.md
@@ -519,7 +562,8 @@ class LiveMatch:
             user = self.user(player)
             if user is None:
                 return
-            if rules.can_double(player) and user.toggles["double"]:
+            if (rules.can_double(player) and user.toggles["double"]
+                    and not self._needs_one_point(player)):
                 self._append(user, [text.YOUR_TURN_TO_ROLL])
                 return
             if not self._rolled_cannot_move(player):
@@ -528,6 +572,13 @@ class LiveMatch:
         # Both sides closed out for this long: stop rolling for them and ask instead.
         if rules.turn is not None:
             self._append(self.user(rules.turn), [text.YOUR_TURN_TO_ROLL])
+
+    def _needs_one_point(self, player: int) -> bool:
+        """A player one point from winning the match (the leader after the Crawford
+        game): doubling cannot help him, so FIBS rolls for him (game-play.md 4.1; bots
+        written against fibs.com wait for that roll)."""
+        length = self.rules.length
+        return length > 0 and self.rules.score[player] == length - 1
 
     # -- events to lines ---------------------------------------------------------------------
 
@@ -712,6 +763,9 @@ class LiveMatch:
                 change.new_winner_experience
             loser.rating, loser.experience = change.new_loser_rating, change.new_loser_experience
         self._close()
+        _log.info("{winner} wins a {length}-point match against {loser} {score[0]}-{score[1]}",
+                  event="match_end", winner=names[w], loser=names[1 - w], length=length,
+                  score=list(final))
         finished = FinishedMatch(
             winner=names[w], loser=names[1 - w], length=length, winner_points=final[0],
             loser_points=final[1], finished=int(self.lobby.now()), record=self.to_record(),
@@ -745,6 +799,8 @@ class LiveMatch:
         other = self.user(1 - player)
         db = self._db(leaver)
         saved = None
+        _log.info("match of {players[0]} and {players[1]} saved: {leaver} left",
+                  event="match_save", players=list(self.names), leaver=leaver.name)
         if db is not None:
             a, b = sorted(self.names)
             saved = unattended(db.save_match(SavedMatch(a, b, int(self.lobby.now()),

@@ -70,6 +70,11 @@ def hash_password(password: str, cost: PasswordCost = DEFAULT_COST) -> Deferred[
     return _in_pool(_hasher(cost).hash, password)
 
 
+def hash_password_now(password: str, cost: PasswordCost = DEFAULT_COST) -> str:
+    """``hash_password`` on the calling thread: for ``fibsd admin``, which has no reactor."""
+    return str(_hasher(cost).hash(password))
+
+
 def verify_password(password: str, hashed: str) -> Deferred[bool]:
     """Whether ``password`` matches ``hashed``, checked in a worker thread."""
     return _in_pool(_verify, password, hashed)

@@ -14,6 +14,15 @@ server buffer without limit.
 
 Before a connection gets a session, ``FibsFactory.refusal`` decides whether there is
 room for it: per-address and global caps on connections (protocol/access.md).
+
+What others make the server send is bounded by ``limits.max_output``: a connection
+whose unsent output would pass it is cut off (its client is not reading; holding more
+for it would only grow the server), and logged as a ``limit`` event.  Senders ask
+``unsent()`` first and are told when their target is past half of the limit.
+
+Input is bounded without losing a line: while the session's queue of typed-ahead lines
+is full (it waits for the database), the protocol keeps the rest of the current read
+and stops reading the socket until the session asks for more (``input_wanted``).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from __future__ import annotations
 import resource
 from collections import deque
 
+from twisted.internet.abstract import FileDescriptor
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import (
     IAddress, IDelayedCall, IHandshakeListener, IPushProducer, IReactorTime, ISSLTransport,
@@ -50,7 +60,10 @@ class FibsProtocol(Protocol):
         self._telnet = TelnetFilter()
         self._lines = LineSplitter(max_line)
         self._pending: deque[str | TooLong] = deque()  # at most one read's worth
-        self._paused = False
+        self._paused = False  # the transport's send buffer is full
+        self._held = False  # the session's input queue is full
+        self._handing = False  # inside _hand_over
+        self._cut = False  # closed for passing limits.max_output
         # Over TLS the banner waits in the TLS layer until the handshake is done, and
         # the TLS layer pauses us meanwhile: the socket must go on being read, or the
         # handshake never ends.  No application line can arrive before it does.
@@ -90,8 +103,36 @@ class FibsProtocol(Protocol):
         self._hand_over()
 
     def _hand_over(self) -> None:
-        while self._pending and not self._paused and self.session is not None:
-            self.session.line_received(self._pending.popleft())
+        if self._handing:
+            return  # the loop below goes on by itself
+        self._handing = True
+        try:
+            while self._pending and not self._paused and self.session is not None:
+                if not self.session.wants_input():
+                    self._hold_input()
+                    return
+                self.session.line_received(self._pending.popleft())
+        finally:
+            self._handing = False
+
+    def _hold_input(self) -> None:
+        """Stop reading the socket until the session has room for more lines."""
+        if not self._held:
+            self._held = True
+            if not self._paused and self._open():
+                self.transport.pauseProducing()  # type: ignore[union-attr]
+
+    def input_wanted(self) -> None:
+        """The session's queue has room again: hand over what waits, read on."""
+        if not self._held:
+            return
+        self._held = False
+        if not self._paused and self._open():
+            self.transport.resumeProducing()  # type: ignore[union-attr]
+        self._hand_over()
+
+    def _open(self) -> bool:
+        return self.transport is not None and not getattr(self.transport, "disconnecting", False)
 
     # --- IPushProducer: the transport's send buffer is full, or has room again --------
 
@@ -102,7 +143,7 @@ class FibsProtocol(Protocol):
 
     def resumeProducing(self) -> None:
         self._paused = False
-        if self.transport is not None:
+        if self.transport is not None and not self._held:
             self.transport.resumeProducing()  # type: ignore[attr-defined]
         self._hand_over()
 
@@ -123,14 +164,48 @@ class FibsProtocol(Protocol):
     # --- fibsd.server.session.Connection ---------------------------------------------
 
     def write(self, data: bytes) -> None:
-        if self.transport is not None:
-            self.transport.write(data)
+        if self.transport is None or self._cut:
+            return
+        limit = self.services.settings.limits.max_output
+        if self.unsent() + len(data) > limit:
+            self._cut_off(limit)
+            return
+        self.transport.write(data)
+
+    def unsent(self) -> int:
+        """Bytes written to this connection that its client has not taken yet."""
+        return _unsent(self.transport)
+
+    def _cut_off(self, limit: int) -> None:
+        self._cut = True
+        self._pending.clear()
+        user = self.session.user.name if self.session and self.session.user else None
+        log.warn("output to {user} at {address} passed {bytes} bytes unsent; connection closed",
+                 event="limit", limit="limits.max_output", bytes=limit, user=user,
+                 address=self.session.host if self.session else None)
+        if self.session is not None:
+            self.session.cut_off()
+        assert self.transport is not None
+        self.transport.unregisterProducer()  # type: ignore[attr-defined]
+        self.transport.abortConnection()  # type: ignore[attr-defined]  # drops the backlog
 
     def close(self) -> None:
         self._pending.clear()
         if self.transport is not None:
             self.transport.unregisterProducer()  # type: ignore[attr-defined]
             self.transport.loseConnection()
+
+
+def _unsent(transport: object) -> int:
+    """The bytes waiting in ``transport`` (or the socket transport it wraps, for TLS or a
+    policies wrapper); an in-memory test transport counts what its client has not read."""
+    while not isinstance(transport, FileDescriptor) and hasattr(transport, "transport"):
+        transport = transport.transport
+    if isinstance(transport, FileDescriptor):
+        return (len(transport.dataBuffer) - transport.offset  # type: ignore[attr-defined]
+                + transport._tempDataLen)  # type: ignore[attr-defined]
+    value = getattr(transport, "value", None)  # twisted.internet.testing.StringTransport
+    return len(value()) if callable(value) else 0
 
 
 def _host(address: IAddress) -> str:

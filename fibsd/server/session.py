@@ -10,7 +10,8 @@ Phases and what moves between them::
 Each phase has one handler; it returns the next phase, or a Deferred of it when it
 must wait for the database or the password hasher.  While a Deferred is pending the
 session is busy and later lines wait in a bounded queue, so a client that types ahead
-(KBackgammon sends its login line before seeing the prompt) is served in order.
+(KBackgammon sends its login line before seeing the prompt) is served in order; when
+the queue is full the protocol stops reading until there is room, so no line is lost.
 
 Output comes in two kinds.  ``send`` answers the user's own input.  ``notify`` carries
 events caused by others; in telnet mode it starts on a fresh line and re-prints the
@@ -19,10 +20,12 @@ prompt, exactly as FIBS does, unless the user's own command is still being answe
 
 from __future__ import annotations
 
+import copy
 import enum
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 from twisted.internet.defer import Deferred, maybeDeferred
@@ -37,7 +40,8 @@ from fibsd.server.access import (
 from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
-from fibsd.store import NameTaken, StoredMessage, UserRecord
+from fibsd.administration import banned_text
+from fibsd.store import Ban, NameTaken, StoredMessage, UserRecord
 from fibsd.wire import chat, clip
 from fibsd.wire.input import (
     NAME_MAX,
@@ -76,6 +80,23 @@ GUEST_WELCOME = (
     "",
     "ONE USERNAME PER PERSON ONLY!!!",
 )
+# After "You are registered.": a newcomer on telnet is walked from here to a first
+# move (client programs register too, so no line starts with a digit or a star).
+REGISTERED = (
+    "You are registered.",
+    "Type 'help beginner' to get started.",
+    "",
+    "Your first match, step by step:",
+    "  set boardstyle 2     see the board as a picture (remembered; client programs",
+    "                       use boardstyle 3, the machine line new accounts get)",
+    "  toggle ready         tell everyone you want to play",
+    "  who ready            list the players who want to play",
+    "  invite <name> 1      invite one of them to a 1 point match, or",
+    "  join <name>          accept an invitation you were sent",
+    "  roll                 roll the dice when it is your turn",
+    "  move 13-7 8-7        move a checker for each die: from point, to point",
+    "",
+)
 MAX_QUEUED_LINES = 100
 # `!!` repeats the previous command, but never one of these (nor `message` with text).
 NOT_REPEATED = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper"})
@@ -84,6 +105,27 @@ SERVER_FULL = "** Sorry, the server is full. Please try again later."
 TOO_MANY_FAILURES = "** Too many failed logins. Closing the connection."
 TOO_MANY_REGISTRATIONS = ("** Too many new accounts from your address. "
                           "Please try again in {minutes} minutes.")
+
+
+LOGGED_MESSAGE = 200  # characters of an error's message that reach the log
+
+
+class ClippedError(Exception):
+    """Stands for an error whose message was too long to log whole."""
+
+
+def _clipped(failure: Failure) -> Failure:
+    """``failure`` with its error message cut to ``LOGGED_MESSAGE`` characters: a message
+    can quote the input line, and a client sending such lines must not grow the log
+    by more than a bounded traceback per line."""
+    message = failure.getErrorMessage()
+    if len(message) <= LOGGED_MESSAGE:
+        return failure
+    clipped = copy.copy(failure)
+    clipped.type = ClippedError
+    clipped.value = ClippedError(f"{failure.type.__name__}: {message[:LOGGED_MESSAGE]}..."
+                                 f" ({len(message)} characters)")
+    return clipped
 
 
 @dataclass(frozen=True)
@@ -117,6 +159,14 @@ class Connection(Protocol):
     def write(self, data: bytes) -> None: ...
     def close(self) -> None: ...
 
+    def unsent(self) -> int:
+        """Bytes written and not yet taken by the client."""
+        ...
+
+    def input_wanted(self) -> None:
+        """The session has room for typed-ahead lines again."""
+        ...
+
 
 @dataclass
 class Services:
@@ -132,6 +182,12 @@ class Services:
     refusals: RefusalLog
     motd: tuple[str, ...] = ()
     banner: tuple[str, ...] = ()
+    # Stops the whole server (``admin shutdown``): the reactor's stop under fibsd.app.
+    stop: Callable[[], object] | None = None
+    countdown: Any = None  # a running ``admin shutdown`` (fibsd.server.commands.admin)
+    # Called with (command name, seconds) once each command is done: the web face's
+    # metrics (fibsd.app connects them), which must not reach into sessions.
+    command_observers: list[Callable[[str, float], None]] = field(default_factory=list)
 
 
 class Session:
@@ -153,6 +209,7 @@ class Session:
         self._leaving: str | None = None  # the logout notice others will see
         self._replaced = False
         self._repeatable = ""  # the last line `!!` may repeat
+        self._command = ""  # the command word being handled (for the error log)
         self._timer: IDelayedCall | None = None
         self._attempt: Attempt | None = None  # the login attempt waiting or being checked
         self._handlers: dict[Phase, Callable[[str], Phase | Deferred[Phase]]] = {
@@ -226,6 +283,17 @@ class Session:
             return
         self.connection.write(self.lobby.feed.release(self) + raw + text.encode("ascii", "replace"))
 
+    def not_reading(self) -> bool:
+        """More than half of ``limits.max_output`` waits unsent: messages from others
+        are refused (``chat.not_reading``) rather than queued for a client that may
+        never read them."""
+        return self.connection.unsent() > self.settings.limits.max_output // 2
+
+    def cut_off(self) -> None:
+        """The connection is dropped without a goodbye: its output passed the limit.
+        Others see that the user drops his connection."""
+        self.phase = Phase.CLOSED
+
     def disconnect(self, goodbye: bool = True, notice: str | None = None) -> None:
         """Close the connection; ``notice`` is what others see (default: logs out)."""
         if self.phase is Phase.CLOSED:
@@ -245,13 +313,17 @@ class Session:
         self.write("".join(f"{line}\r\n" for line in self.services.banner)
                    + clip.format_banner_date(self.now()) + "\r\n" + LOGIN_PROMPT)
 
+    def wants_input(self) -> bool:
+        """Whether ``line_received`` may be given another line now; the protocol holds
+        further lines (and stops reading) until ``connection.input_wanted()``."""
+        return self.phase is Phase.CLOSED or len(self._queue) < MAX_QUEUED_LINES
+
     def line_received(self, line: str | TooLong) -> None:
         """One input line (or the note that one was too long and thrown away)."""
         if self.phase is Phase.CLOSED:
             return
         if self._busy or self._draining:
-            if len(self._queue) < MAX_QUEUED_LINES:
-                self._queue.append(line)
+            self._queue.append(line)  # bounded: the protocol asks wants_input() first
             return
         self._handle(line)
         self._drain()
@@ -269,6 +341,8 @@ class Session:
             return
         self.lobby.logout(user, self._leaving or clip.drops_connection(user.name))
         if not self._replaced:
+            log.info("{user} logs out from {address}", event="logout", user=user.name,
+                     address=self.host)
             self._store("record_logout", user.name, self.now())
             self._store("save_settings", user.name, user.settings_text())
 
@@ -326,12 +400,18 @@ class Session:
                 self._handle(self._queue.popleft())
         finally:
             self._draining = False
+        if len(self._queue) < MAX_QUEUED_LINES:
+            self.connection.input_wanted()
 
     def _recover(self, failure: Failure) -> Phase:
         """An unexpected error: log it, answer with a `** ` line, keep the connection."""
         if self.phase is Phase.CLOSED:
             return Phase.CLOSED
-        log.failure("Unexpected error in phase {phase}", failure, phase=self.phase)
+        user = self.user.name if self.user is not None else self._pending_name or self._new_name
+        command = self._command[:40] if self.phase is Phase.READY else self.phase.value
+        log.failure("Unexpected error in phase {phase} (user {user}, command {command})",
+                    _clipped(failure), phase=self.phase, event="error", user=user,
+                    command=command)
         if self.phase is Phase.READY:
             self.error("Sorry, the server could not complete that command.")
             self._prompt()
@@ -417,9 +497,15 @@ class Session:
             if not self.settings.registration:
                 self.write(f"{REGISTRATION_CLOSED}\r\n" + LOGIN_PROMPT)
                 return Phase.LOGIN
-            self.send(*GUEST_WELCOME)
-            self.write(PROMPT)
-            return Phase.GUEST
+
+            def welcome(ban: Ban | None) -> Phase:
+                if ban is not None:
+                    return self._banned(ban, "guest", echo_was_off=False)
+                self.send(*GUEST_WELCOME)
+                self.write(PROMPT)
+                return Phase.GUEST
+
+            return maybeDeferred(self.db.ban_for, "", self.host, self.now()).addCallback(welcome)
         self._pending_name = words[0]
         self.write(PASSWORD_PROMPT, raw=WILL_ECHO)
         return Phase.PASSWORD
@@ -451,9 +537,16 @@ class Session:
                 rehashed = self.services.passwords.hash(password)
                 rehashed.addCallback(lambda new: self._store("set_password_hash", record.name, new))
                 rehashed.addErrback(lambda f: log.failure("Rehashing a password failed", f))
-            messages = maybeDeferred(self.db.take_messages, record.name)
-            return messages.addCallback(
-                lambda stored: self._enter(record, stored, client, echo_was_off=client is None))
+            def unless_banned(ban: Ban | None) -> Deferred[Phase] | Phase:
+                if ban is not None:
+                    return self._banned(ban, record.name, echo_was_off=client is None)
+                messages = maybeDeferred(self.db.take_messages, record.name)
+                return messages.addCallback(
+                    lambda stored: self._enter(record, stored, client,
+                                               echo_was_off=client is None))
+
+            banned = maybeDeferred(self.db.ban_for, record.name, self.host, self.now())
+            return banned.addCallback(unless_banned)
 
         waiting: Deferred[Phase] = Deferred()
         self.services.throttle.wait_turn(
@@ -466,6 +559,14 @@ class Session:
             self.services.throttle.done(self._attempt, failed)
             self._attempt = None
 
+    def _banned(self, ban: Ban, name: str, *, echo_was_off: bool) -> Phase:
+        """Refuse a banned name or address (``admin ban``) and close the connection."""
+        log.info("refused {user} from {address}: banned", event="connection_refused",
+                 reason="banned", user=name, address=self.host)
+        self.write(f"\r\n** {banned_text(ban)}\r\n", raw=WONT_ECHO if echo_was_off else b"")
+        self.disconnect(goodbye=False)
+        return Phase.CLOSED
+
     def _login_failed(self, client: str | None, name: str = "") -> Phase:
         self._failures += 1
         self._attempt_done(failed=True)
@@ -475,9 +576,8 @@ class Session:
                  user=name[:NAME_MAX + 4], address=self.host)
         raw = WONT_ECHO if client is None else b""
         if self._failures >= self.settings.limits.login_attempts:
-            log.info("closing {address} after {failures} failed logins", event="limit",
-                     limit="limits.login_attempts", user=name, address=self.host,
-                     failures=self._failures)
+            log.info("closing a connection from {address}: too many failed logins",
+                     event="limit", limit="limits.login_attempts", address=self.host)
             self.write(f"\r\n{TOO_MANY_FAILURES}\r\n", raw=raw)
             self.disconnect(goodbye=False)
             return Phase.CLOSED
@@ -494,6 +594,8 @@ class Session:
         now = self.now()
         replaced = self.lobby.find(record.name)
         if replaced is None and len(self.lobby.online) >= self.settings.limits.max_users:
+            log.warn("refused {user} from {address}: the server is full", event="limit",
+                     limit="limits.max_users", user=record.name, address=self.host)
             self.write(f"\r\n{SERVER_FULL}\r\n", raw=WONT_ECHO if echo_was_off else b"")
             self.disconnect(goodbye=False)
             return Phase.CLOSED
@@ -518,7 +620,9 @@ class Session:
             lines += clip.format_motd(self.services.motd)
         else:
             lines.append(f"** User {user.name} authenticated.")
-            lines.append(f"** Last login: {clip.format_date(previous_login)} from {previous_host}")
+            zone = user.variables.get("timezone", "UTC")
+            lines.append(f"** Last login: {clip.format_date(previous_login, zone)} "
+                         f"from {previous_host}")
             lines += self.services.motd
         self.write("".join(f"{line}\r\n" for line in lines), raw=WONT_ECHO if echo_was_off else b"")
         lines, who = [], b""
@@ -536,6 +640,8 @@ class Session:
         if replaced is not None:
             replaced.session.replaced()
         self._store("record_login", user.name, now, self.host)
+        log.info("{user} logs in from {address}", event="login", user=user.name,
+                 address=self.host, client=client or "telnet")
         text = (clip.logs_in_again(user.name) if replaced is not None
                 else clip.just_registered(user.name) if registered else clip.logs_in(user.name))
         self.lobby.login(user, text, replaced=replaced)
@@ -634,8 +740,10 @@ class Session:
             return maybeDeferred(self.db.create_user, name, password_hash, self.now())
 
         def registered(record: UserRecord) -> Phase:
+            log.info("{user} registers from {address}", event="registration", user=name,
+                     address=self.host)
             self.write("\r\n", raw=WONT_ECHO)
-            self.send("You are registered.", "Type 'help beginner' to get started.")
+            self.send(*REGISTERED)
             return self._enter(record, (), None, echo_was_off=False, registered=True)
 
         def taken(failure: Failure) -> Phase:
@@ -656,7 +764,10 @@ class Session:
         if line == "!!" and self._repeatable:
             line = self._repeatable
         word, rest = split_command(line)
+        self._command = word
         found = commands.resolve(word)
+        if found is not None and found.admin_only and self.user.name not in self.settings.admins:
+            found = None
         if found is None and word[:1].isdigit() and commands.resolve("move") is not None:
             # FIBS: a line that starts with a point number is a move.
             found, rest = commands.resolve("move"), line
@@ -666,12 +777,17 @@ class Session:
             return Phase.READY
         if found.name not in NOT_REPEATED and not (found.name == "message" and rest):
             self._repeatable = line
+        started = time.perf_counter()
         result = found.run(self, rest)
         if isinstance(result, Deferred):
-            return result.addCallback(lambda _: self._command_done())
-        return self._command_done()
+            return result.addCallback(lambda _: self._command_done(found.name, started))
+        return self._command_done(found.name, started)
 
-    def _command_done(self) -> Phase:
+    def _command_done(self, name: str, started: float) -> Phase:
+        if self.services.command_observers:
+            seconds = time.perf_counter() - started
+            for observer in self.services.command_observers:
+                observer(name, seconds)
         if self.phase is Phase.CLOSED:
             return Phase.CLOSED
         self._prompt()

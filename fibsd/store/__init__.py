@@ -83,6 +83,42 @@ class FinishedMatch:
     record: str  # the full record, opaque here
     winner_rating_change: float = 0.0
     loser_rating_change: float = 0.0
+    # the archive's number for the match, set by the store when it reads one back
+    # (None before it is stored); not part of a result's equality
+    id: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Ban:
+    """A name or an address refused at login until ``until`` (None: until lifted).
+    Names and addresses match ignoring case."""
+
+    kind: str  # "name" or "address"
+    value: str
+    created: int  # Unix time
+    until: int | None
+    admin: str  # who banned (an account, or "console" for ``fibsd admin``)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class AdminAction:
+    """One administrator action, as kept in the admin log (never a password)."""
+
+    at: int  # Unix time
+    admin: str
+    action: str  # alert, kick, ban, unban, password, rename, delete, reload, shutdown ...
+    target: str = ""
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class RatingStep:
+    """One finished match's rating change for one player, without the record."""
+
+    match_id: int
+    finished: int  # Unix time
+    change: float
 
 
 class Store(Protocol):
@@ -116,8 +152,10 @@ class Store(Protocol):
         ...
 
     # stored messages
-    def store_message(self, message: StoredMessage) -> None:
-        """Keep a message for its recipient (who must have an account)."""
+    def store_message(self, message: StoredMessage, limit: int | None = None) -> bool:
+        """Keep a message for its recipient (who must have an account), unless ``limit``
+        messages already wait for him: then store nothing and return False.  The count
+        and the write are one transaction, so senders at once cannot pass the limit."""
         ...
 
     def take_messages(self, recipient: str) -> list[StoredMessage]:
@@ -154,6 +192,56 @@ class Store(Protocol):
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         """Every finished match ``name`` played, oldest first."""
+        ...
+
+    # administration
+    def rename_user(self, name: str, new_name: str) -> None:
+        """Give an account a new name, in its saved and finished matches and stored
+        messages too; ``UnknownUser`` or ``NameTaken`` (another account, any case)."""
+        ...
+
+    def delete_user(self, name: str) -> None:
+        """Remove an account with its settings, messages and saved matches (finished
+        matches stay: they are the opponents' history too); ``UnknownUser``."""
+        ...
+
+    def add_ban(self, ban: Ban) -> None:
+        """Keep ``ban``, replacing one of the same kind and value."""
+        ...
+
+    def remove_ban(self, kind: str, value: str) -> bool:
+        """Lift a ban; whether there was one."""
+        ...
+
+    def bans(self, now: int) -> list[Ban]:
+        """The bans in force at ``now``, by kind then value."""
+        ...
+
+    def ban_for(self, name: str, address: str, now: int) -> Ban | None:
+        """The ban in force at ``now`` on this name or address (the name's first)."""
+        ...
+
+    def log_admin(self, action: AdminAction) -> None: ...
+
+    def admin_log(self, limit: int) -> list[AdminAction]:
+        """The last ``limit`` admin actions, oldest first."""
+        ...
+
+    # the archive
+    def recent_finished_matches(
+        self, name: str, limit: int, offset: int = 0
+    ) -> list[FinishedMatch]:
+        """At most ``limit`` of the matches ``name`` played, newest first, skipping the
+        ``offset`` newest (a page of the archive; reads no more rows than it returns)."""
+        ...
+
+    def finished_match(self, match_id: int) -> FinishedMatch | None:
+        """The finished match with this ``id``, or ``None``."""
+        ...
+
+    def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
+        """``name``'s rating changes in his last ``limit`` finished matches, oldest
+        first (the web face's rating chart)."""
         ...
 
     def close(self) -> None: ...

@@ -83,7 +83,32 @@ def migrate_1(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: tuple[Migration, ...] = (migrate_1,)
+def migrate_4(conn: sqlite3.Connection) -> None:
+    """Bans of names and addresses (``until`` NULL: until lifted) and the log of every
+    administrator action (the ops issue's migration; number 4 of the team's plan)."""
+    for statement in (
+        """CREATE TABLE bans (
+            kind TEXT NOT NULL CHECK (kind IN ('name', 'address')),
+            value TEXT NOT NULL COLLATE NOCASE,
+            created INTEGER NOT NULL,
+            until INTEGER,
+            admin TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            PRIMARY KEY (kind, value)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE admin_log (
+            id INTEGER PRIMARY KEY,
+            at INTEGER NOT NULL,
+            admin TEXT NOT NULL,
+            action TEXT NOT NULL,
+            target TEXT NOT NULL,
+            detail TEXT NOT NULL
+        )""",
+    ):
+        conn.execute(statement)
+
+
+MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_4)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -15,10 +15,14 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from fibsd.store import (
+    AdminAction,
+    Ban,
     FinishedMatch,
     NameTaken,
+    RatingStep,
     SavedMatch,
     StoredMessage,
     UnknownUser,
@@ -36,6 +40,11 @@ _MATCH_COLUMNS = (
     "winner, loser, length, winner_points, loser_points, finished, record,"
     " winner_rating_change, loser_rating_change"
 )
+
+
+def _finished(row: tuple[Any, ...]) -> FinishedMatch:
+    """A ``finished_matches`` row read as ``id, <_MATCH_COLUMNS>``."""
+    return FinishedMatch(*row[1:], id=row[0])
 
 
 def _pair(player_a: str, player_b: str) -> tuple[str, str]:
@@ -174,13 +183,20 @@ class SQLiteStore:
 
     # stored messages
 
-    def store_message(self, message: StoredMessage) -> None:
+    def store_message(self, message: StoredMessage, limit: int | None = None) -> bool:
         with self._transaction() as cursor:
             recipient_id = self._user_id(cursor, message.recipient)
+            if limit is not None:
+                (waiting,) = cursor.execute(
+                    "SELECT count(*) FROM messages WHERE recipient_id = ?", (recipient_id,)
+                ).fetchone()
+                if waiting >= limit:
+                    return False
             cursor.execute(
                 "INSERT INTO messages (recipient_id, sender, sent, text) VALUES (?, ?, ?, ?)",
                 (recipient_id, message.sender, message.sent, message.text),
             )
+        return True
 
     def take_messages(self, recipient: str) -> list[StoredMessage]:
         with self._transaction() as cursor:
@@ -274,11 +290,116 @@ class SQLiteStore:
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         rows = self._conn.execute(
-            f"SELECT {_MATCH_COLUMNS} FROM finished_matches"
+            f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
             " WHERE winner = ? OR loser = ? ORDER BY finished, id",
             (name, name),
         ).fetchall()
-        return [FinishedMatch(*row) for row in rows]
+        return [_finished(row) for row in rows]
+
+    def recent_finished_matches(
+        self, name: str, limit: int, offset: int = 0
+    ) -> list[FinishedMatch]:
+        # each half walks its own (player, finished) index backwards
+        rows = self._conn.execute(
+            f"SELECT id, {_MATCH_COLUMNS} FROM ("
+            f" SELECT * FROM (SELECT * FROM finished_matches WHERE winner = ?"
+            "  ORDER BY finished DESC, id DESC LIMIT ?)"
+            " UNION ALL"
+            f" SELECT * FROM (SELECT * FROM finished_matches WHERE loser = ? AND winner != ?"
+            "  ORDER BY finished DESC, id DESC LIMIT ?))"
+            " ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?",
+            (name, limit + offset, name, name, limit + offset, limit, offset),
+        ).fetchall()
+        return [_finished(row) for row in rows]
+
+    def finished_match(self, match_id: int) -> FinishedMatch | None:
+        row = self._conn.execute(
+            f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches WHERE id = ?", (match_id,)
+        ).fetchone()
+        return None if row is None else _finished(row)
+
+    # administration
+
+    def rename_user(self, name: str, new_name: str) -> None:
+        with self._transaction() as cursor:
+            self._user_id(cursor, name)
+            clash = cursor.execute(
+                "SELECT 1 FROM users WHERE name = ? COLLATE NOCASE AND name != ?",
+                (new_name, name)).fetchone()
+            if clash is not None:
+                raise NameTaken(new_name)
+            # Saved matches refer to the name: checked at COMMIT, after both changed.
+            cursor.execute("PRAGMA defer_foreign_keys = ON")
+            cursor.execute("UPDATE users SET name = ? WHERE name = ?", (new_name, name))
+            saved = cursor.execute(
+                "SELECT player_a, player_b, saved, record FROM saved_matches"
+                " WHERE player_a = ? OR player_b = ?", (name, name)).fetchall()
+            for player_a, player_b, when, record in saved:
+                cursor.execute("DELETE FROM saved_matches WHERE player_a = ? AND player_b = ?",
+                               (player_a, player_b))
+                first, second = _pair(*(new_name if p == name else p
+                                        for p in (player_a, player_b)))
+                cursor.execute("INSERT INTO saved_matches (player_a, player_b, saved, record)"
+                               " VALUES (?, ?, ?, ?)", (first, second, when, record))
+            for column in ("winner", "loser"):
+                cursor.execute(f"UPDATE finished_matches SET {column} = ? WHERE {column} = ?",
+                               (new_name, name))
+            cursor.execute("UPDATE messages SET sender = ? WHERE sender = ?", (new_name, name))
+
+    def delete_user(self, name: str) -> None:
+        with self._transaction() as cursor:
+            self._user_id(cursor, name)
+            cursor.execute("DELETE FROM users WHERE name = ?", (name,))
+
+    def add_ban(self, ban: Ban) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "INSERT OR REPLACE INTO bans (kind, value, created, until, admin, reason)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (ban.kind, ban.value, ban.created, ban.until, ban.admin, ban.reason))
+
+    def remove_ban(self, kind: str, value: str) -> bool:
+        with self._transaction() as cursor:
+            cursor.execute("DELETE FROM bans WHERE kind = ? AND value = ?", (kind, value))
+            return cursor.rowcount > 0
+
+    _BAN_COLUMNS = "kind, value, created, until, admin, reason"
+
+    def bans(self, now: int) -> list[Ban]:
+        rows = self._conn.execute(
+            f"SELECT {self._BAN_COLUMNS} FROM bans WHERE until IS NULL OR until > ?"
+            " ORDER BY kind DESC, value", (now,)).fetchall()
+        return [Ban(*row) for row in rows]
+
+    def ban_for(self, name: str, address: str, now: int) -> Ban | None:
+        row = self._conn.execute(
+            f"SELECT {self._BAN_COLUMNS} FROM bans"
+            " WHERE ((kind = 'name' AND value = ?) OR (kind = 'address' AND value = ?))"
+            " AND (until IS NULL OR until > ?) ORDER BY kind DESC LIMIT 1",
+            (name, address, now)).fetchone()
+        return None if row is None else Ban(*row)
+
+    def log_admin(self, action: AdminAction) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO admin_log (at, admin, action, target, detail)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (action.at, action.admin, action.action, action.target, action.detail))
+
+    def admin_log(self, limit: int) -> list[AdminAction]:
+        rows = self._conn.execute(
+            "SELECT at, admin, action, target, detail FROM admin_log"
+            " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [AdminAction(*row) for row in reversed(rows)]
+
+    def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
+        rows = self._conn.execute(
+            "SELECT id, finished, CASE WHEN winner = ? THEN winner_rating_change"
+            " ELSE loser_rating_change END FROM finished_matches"
+            " WHERE winner = ? OR loser = ? ORDER BY id DESC LIMIT ?",
+            (name, name, name, limit),
+        ).fetchall()
+        return [RatingStep(*row) for row in reversed(rows)]
 
     def close(self) -> None:
         self._conn.close()

@@ -123,7 +123,10 @@ NAME_NEEDED = "** please give a name as an argument."
 
 
 def no_one_called(name: str) -> str:
-    return f"** There is no one called {name}"
+    """Every command that names someone not logged in (tell, invite, watch, who ...).
+    FIBS ends it with a period (client test captures: ``** There is no one called
+    playerOne.``); FCM matches only the prefix."""
+    return f"** There is no one called {name}."
 
 
 def wont_listen(name: str) -> str:
@@ -181,3 +184,21 @@ def waves(name: str) -> str:
 
 def waves_again(name: str) -> str:
     return f"{name} waves goodbye again."
+
+
+# --- limits (protocol/limits.md) ----------------------------------------------------
+
+def talk_flood(verb: str) -> str:
+    """A talking command used too often (``verb``: tell, say, kibitz, whisper), worded
+    like FIBS's shout limit (``SHOUT_FLOOD``)."""
+    return f"** Please don't {verb} so much. Wait a little before you {verb} again."
+
+
+def command_flood(command: str) -> str:
+    """Another limited command (message, away, toggle, set) used too often."""
+    return f"** Please wait a little before you use '{command}' again."
+
+
+def not_reading(name: str, what: str = "message") -> str:
+    """``name``'s client has left more than half of ``limits.max_output`` unread."""
+    return f"** {name} is not reading; your {what} was not delivered."

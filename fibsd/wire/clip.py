@@ -9,6 +9,7 @@ names never contain digits.  Chat lines 9-19 live in ``fibsd.wire.chat``.
 from __future__ import annotations
 
 import datetime
+import zoneinfo
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -184,14 +185,20 @@ def format_logout(name: str, text: str) -> str:
 
 # --- telnet-mode presence texts --------------------------------------------------------
 
-def format_date(timestamp: int) -> str:
-    """A ctime-style UTC date, as used by ``** Last login:`` and ``whois``.
+def format_date(timestamp: int, zone: str = "UTC") -> str:
+    """A ctime-style date in the reader's ``set timezone`` zone, ended by the zone's
+    abbreviation, as used by ``** Last login:`` and ``whois``.
 
     >>> format_date(1593792267)
     'Fri Jul  3 16:04:27 2020 UTC'
+    >>> format_date(1593792267, "Europe/Stockholm")
+    'Fri Jul  3 18:04:27 2020 CEST'
     """
-    when = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
-    return f"{when:%a %b} {when.day:2d} {when:%H:%M:%S %Y} UTC"
+    if zone == "UTC":
+        when = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
+        return f"{when:%a %b} {when.day:2d} {when:%H:%M:%S %Y} UTC"
+    when = datetime.datetime.fromtimestamp(timestamp, zoneinfo.ZoneInfo(zone))
+    return f"{when:%a %b} {when.day:2d} {when:%H:%M:%S %Y %Z}"
 
 
 def format_idle(seconds: int) -> str:
@@ -221,6 +228,9 @@ def format_who_row(number: int, info: WhoInfo) -> str:
 
 
 def format_user_count(count: int) -> str:
+    """FIBS's sentence is only known in the plural; one user gets the singular."""
+    if count == 1:
+        return "There is 1 user logged on."
     return f"There are {count} users logged on."
 
 
@@ -239,11 +249,49 @@ BANNER = (
 )
 
 
-def format_banner_date(timestamp: int) -> str:
-    """The date line above the first ``login:`` prompt (no client parses it).
+def format_banner_date(timestamp: int, zone: str = "UTC") -> str:
+    """The date line above the first ``login:`` prompt, and the answer to ``time``:
+    the time in ``zone`` (the server's, or the user's ``set timezone``), then UTC
+    in parentheses (no client parses it).
 
     >>> format_banner_date(1593792267)
     'Friday, July 03 16:04:27 UTC   ( Fri Jul  3 16:04:27 2020 UTC )'
+    >>> format_banner_date(1593792267, "Europe/Stockholm")
+    'Friday, July 03 18:04:27 CEST   ( Fri Jul  3 16:04:27 2020 UTC )'
     """
-    when = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
-    return f"{when:%A, %B %d %H:%M:%S} UTC   ( {format_date(timestamp)} )"
+    if zone == "UTC":
+        when = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
+        return f"{when:%A, %B %d %H:%M:%S} UTC   ( {format_date(timestamp)} )"
+    when = datetime.datetime.fromtimestamp(timestamp, zoneinfo.ZoneInfo(zone))
+    return f"{when:%A, %B %d %H:%M:%S %Z}   ( {format_date(timestamp)} )"
+
+
+# --- time, version, about, stat -------------------------------------------------------------
+
+ABOUT = (
+    "This is fibsd, an open-source backgammon server that speaks the line protocol of",
+    "FIBS, the First Internet Backgammon Server (1992-), and its client protocol CLIP,",
+    "so FIBS client programs and bots connect to it unchanged. Every move is checked by",
+    "a rules engine; matches are rated with the FIBS rating formula.",
+    "Type 'help' for the commands, 'help beginner' to get started.",
+)
+
+
+def format_version(version: str) -> str:
+    """FIBS's wording is unknown (free text for every client); it starts with a letter.
+
+    >>> format_version("0.1.0")
+    'fibsd version 0.1.0, a FIBS-compatible backgammon server (CLIP 1008).'
+    """
+    return f"fibsd version {version}, a FIBS-compatible backgammon server (CLIP 1008)."
+
+
+def format_stat(registered: int, online: int, matches: int) -> list[str]:
+    """``stat``: the one FIBS line fibsd can fill (FCM ``^[0-9]+ registered users.``),
+    then fibsd's own lines, each starting with a word.
+
+    >>> format_stat(12, 3, 1)
+    ['12 registered users.', 'Users logged in: 3', 'Matches being played: 1']
+    """
+    return [f"{registered} registered users.", f"Users logged in: {online}",
+            f"Matches being played: {matches}"]

@@ -23,9 +23,7 @@ from fibsd.rules.events import (
     Moved,
     OpeningRoll,
     Redoubled,
-    ResignAccepted,
     ResignOffered,
-    ResignRejected,
     Rolled,
 )
 from fibsd.rules.notation import format_fibs_moves
@@ -138,12 +136,15 @@ def rank_players(accounts: Iterable[tuple[str, float, int]],
     return [RatingRow(rank, *account) for rank, account in enumerate(rated, 1)]
 
 
-def unranked_row(ranked: Sequence[RatingRow], name: str, rating: float,
-                 experience: int) -> RatingRow:
-    """The row of a player below the threshold: the rank his rating would have, so his
-    line keeps the shape clients parse (a number after the ``*``)."""
-    better = sum(1 for row in ranked if row.rating > rating)
-    return RatingRow(better + 1, name, rating, experience)
+def unranked_rows(accounts: Iterable[tuple[str, float, int]],
+                  threshold: int) -> list[RatingRow]:
+    """The players below the threshold, numbered on after the last ranked one (best
+    first), so every line keeps the shape clients parse (a number after the ``*``) and
+    no two players share a rank."""
+    accounts = list(accounts)
+    first = sum(1 for account in accounts if account[2] >= threshold) + 1
+    unrated = [account for account in accounts if account[2] < threshold]
+    return [RatingRow(rank, *account) for rank, account in enumerate(unrated, first)]
 
 
 def format_rating_row(row: RatingRow, *, own: bool) -> str:
@@ -237,12 +238,14 @@ def no_old_board(name: str) -> str:
 # -- oldmoves (the list of a game's moves, game-play.md 7.5) ----------------------------
 
 def _action(event: Event) -> tuple[int, str] | None:
-    """(player, word) of a cube or resignation step."""
+    """(player, word) of a cube or resignation step.  The answer to a resignation has
+    no line (FIBS's listing goes from ``wants to resign`` to ``wins``): ``accepts`` and
+    ``rejects`` answer doubles only, which is how importers such as gnubg's read them."""
     if isinstance(event, (Doubled, Redoubled)):
         return event.player, "doubles"
-    if isinstance(event, (DoubleAccepted, ResignAccepted)):
+    if isinstance(event, DoubleAccepted):
         return event.player, "accepts"
-    if isinstance(event, (DoubleRejected, ResignRejected)):
+    if isinstance(event, DoubleRejected):
         return event.player, "rejects"
     if isinstance(event, ResignOffered):
         return event.player, "wants to resign"

@@ -89,8 +89,12 @@ TOGGLES: dict[str, Toggle] = _toggles(
      "** The server will wrap long lines."),
 )
 
-# Old names from the FIBS help of the 1990s that still reach a current toggle.
-TOGGLE_ALIASES: dict[str, str] = {"autoroll": "double"}
+# Names that reach a toggle although they are not a unique prefix, as FIBS resolves
+# command words (protocol/settings.md "Abbreviations"): the old name ``autoroll`` from
+# the FIBS help of the 1990s, and the fixed short form ``r`` for ``ready`` (as ``r`` is
+# ``roll`` among the commands; bots written against fibs.com send ``toggle r`` to flip
+# their ready state at the end of every match).
+TOGGLE_ALIASES: dict[str, str] = {"autoroll": "double", "r": "ready"}
 
 # Reset at the start of every game, without a confirmation line.
 PER_GAME_TOGGLES: dict[str, bool] = {"double": True, "greedy": False, "moves": False}

@@ -54,11 +54,6 @@ def watched_logs_out(player: str) -> str:
     return f"{player} logs out. You're not watching anymore."
 
 
-def no_one_called(name: str) -> str:
-    """``watch`` and ``look`` end this error with a period (between-games.md 3.1, 4)."""
-    return f"** There is no one called {name}."
-
-
 def doesnt_want_you_to(blinder: str, verb: str) -> str:
     """``verb`` is ``watch`` or ``look``."""
     return f"** {blinder} doesn't want you to {verb}."

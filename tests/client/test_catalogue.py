@@ -21,9 +21,11 @@ CATALOGUE = Path(__file__).resolve().parents[2] / "protocol" / "catalogue"
 IN_CONTEXT = {
     "banner-text": (Phase.LOGIN, ev.Banner),
     "banner-date": (Phase.LOGIN, ev.Banner),
+    "registered-walkthrough": (Phase.LOGIN, ev.Banner),  # the guest dialogue, before login
     "motd-rule": (Phase.MOTD, ev.MotdLine),
     "motd-body": (Phase.MOTD, ev.MotdLine),
     "farewell": (Phase.GONE, ev.Farewell),
+    "export-mat-line": (Phase.EXPORT, ev.MatLine),
 }
 # Help topics are free text after a command, with no end marker: nothing can know them.
 FREE_TEXT = {"help-text"}
@@ -52,6 +54,8 @@ EXPECTED = {
     "prompt-login": ev.Prompt, "guest-welcome": ev.GuestWelcome, "guest-one-username": ev.OneUsername,
     "name-taken": ev.NameTaken, "name-accepted": ev.NameAccepted, "registered": ev.Registered,
     "prompt-new-password": ev.Prompt, "prompt-retype-password": ev.Prompt,
+    "archive-header": ev.Information, "archive-row": ev.Information, "archive-more": ev.Information,
+    "export-start": ev.ExportStart, "export-end": ev.ExportEnd,
 }
 
 

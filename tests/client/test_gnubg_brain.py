@@ -14,7 +14,7 @@ import pytest
 
 from fibsd.client import events as ev
 from fibsd.client.bot import HeuristicBrain
-from fibsd.client.gnubg_brain import GnubgBrain, board_line, cube_line, parse_answer
+from fibsd.client.gnubg_brain import GnubgBrain, board_line, cube_line, for_gnubg, parse_answer
 from fibsd.client.parse import classify
 from fibsd.client.strategy import CubeState
 from fibsd.rules.movegen import legal_plays
@@ -215,3 +215,35 @@ def test_no_gnubg_or_a_wrong_answer_falls_back_to_the_heuristic() -> None:
     expected = HeuristicBrain().play(board(LINE), position, (5, 3), plays)
     assert AnsweringBrain(None).play(board(LINE), position, (5, 3), plays) == expected
     assert AnsweringBrain("24/1\n").play(board(LINE), position, (5, 3), plays) == expected
+
+
+# -- what gnubg 1.07 reads differently from FIBS -------------------------------------------
+
+def test_lines_for_gnubg_have_the_two_scores_swapped() -> None:
+    line = board_line(board(LINE)).replace(":5:0:0:", ":5:1:4:", 1)
+    assert line.split(":")[3:6] == ["5", "1", "4"]
+    assert for_gnubg(line).split(":")[3:6] == ["5", "4", "1"]
+    assert for_gnubg(for_gnubg(line)) == line
+
+
+def test_cube_questions_carry_the_post_crawford_flag_and_swapped_scores() -> None:
+    brain = AnsweringBrain("double\n")
+    trailer = CubeState(1, 5, 0, 4, post_crawford=True)
+    assert brain.double(Position.initial(), trailer) is True
+    (asked,) = brain.asked
+    assert asked == for_gnubg(cube_line(Position.initial(), trailer, doubled=False))
+    fields = asked.split(":")
+    assert fields[3:6] == ["5", "4", "0"]  # gnubg reads field 4 as its opponent's score
+    assert fields[51] == "1"  # post-Crawford
+    assert cube_line(Position.initial(), CubeState(1, 5, 0, 4), doubled=False).split(":")[51] == "0"
+
+
+def test_plays_are_asked_with_the_scores_swapped() -> None:
+    line = LINE.replace(":5:0:0:", ":5:3:1:", 1)
+    event = board(line)
+    brain = AnsweringBrain("8/3 6/3 \n")
+    position = event.position()
+    plays = legal_plays(position, (5, 3))
+    brain.play(event, position, (5, 3), plays)
+    assert brain.asked == [for_gnubg(line)]
+    assert brain.asked[0].split(":")[3:6] == ["5", "1", "3"]

@@ -322,20 +322,29 @@ def test_unbounded_instant_redoubles() -> None:
     assert game.pending_double == DoubleOffer(0, 2048, 10)
 
 
-def test_a_taken_beaver_does_not_let_the_roller_double_again() -> None:
+def test_the_beavering_player_keeps_the_cube() -> None:
     game = Game.at_position(Position.initial(), 0, redouble_limit=1)
     game.double(0)
     game.redouble(1)
     assert game.accept(0) == (DoubleAccepted(0, 4),)
-    assert (game.turn, game.owner, game.phase) == (0, 0, Phase.ROLL)
+    assert (game.turn, game.owner, game.phase) == (0, 1, Phase.ROLL)
     with pytest.raises(CubeUnavailable) as caught:
         game.double(0)
-    assert caught.value.reason == CubeUnavailable.REDOUBLE_LIMIT
+    assert caught.value.reason == CubeUnavailable.OPPONENT_OWNS
     roll(game, 0, (6, 4))
     game.move(0, [(24, 18), (18, 14)])
-    roll(game, 1, (6, 4))
-    game.move(1, [(24, 18), (18, 14)])
-    assert game.double(0) == (Doubled(0, 8),)
+    assert game.double(1) == (Doubled(1, 8),)
+
+
+def test_a_raccoon_leaves_the_cube_with_the_beaverer() -> None:
+    game = Game.at_position(Position.initial(), 0, redouble_limit=3)
+    game.double(0)
+    game.redouble(1)
+    game.redouble(0)
+    assert game.accept(1) == (DoubleAccepted(1, 8),)
+    assert (game.turn, game.owner, game.cube) == (0, 1, 8)
+    with pytest.raises(CubeUnavailable):
+        game.double(0)
 
 
 def test_a_dropped_beaver_scores_the_beaver_before_it() -> None:

@@ -151,7 +151,8 @@ def _read_until(stream: "subprocess.IO[str]", pattern: str) -> re.Match[str]:
 def test_the_console_script_runs_and_stops_cleanly(tmp_path: Path, stop: int) -> None:
     database = tmp_path / "data" / "fibsd.sqlite"
     server = subprocess.Popen(
-        [sys.executable, "-m", "fibsd", "--port", "0", "--interface", "127.0.0.1",
+        [sys.executable, "-m", "fibsd", "--port", "0", "--web-port", "0",
+         "--interface", "127.0.0.1",
          "--database", str(database)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=tmp_path)
@@ -185,7 +186,8 @@ def test_under_twistd_a_port_in_use_stops_the_server(tmp_path: Path) -> None:
         taken.listen()
         port = taken.getsockname()[1]
         result = subprocess.run(
-            _twistd_command(tmp_path, ["--port", str(port), "--interface", "127.0.0.1",
+            _twistd_command(tmp_path, ["--port", str(port), "--web-port", "0",
+                                       "--interface", "127.0.0.1",
                                        "--database", str(tmp_path / "fibsd.sqlite")]),
             capture_output=True, text=True, timeout=30, cwd=tmp_path)
     assert f"fibsd cannot start: Couldn't listen on 127.0.0.1:{port}" in result.stdout
@@ -202,7 +204,8 @@ def test_an_unusable_database_is_a_clear_error(tmp_path: Path, make_unusable: st
         database = tmp_path / "fibsd.sqlite"
         database.write_bytes(b"not a database at all" * 100)
     result = subprocess.run(
-        [sys.executable, "-m", "fibsd", "--port", "0", "--database", str(database)],
+        [sys.executable, "-m", "fibsd", "--port", "0", "--web-port", "0",
+         "--database", str(database)],
         capture_output=True, text=True, timeout=30, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith(f"fibsd: cannot open the database {database}: ")
@@ -215,7 +218,8 @@ def test_a_port_in_use_stops_the_server_with_one_clear_line(tmp_path: Path) -> N
         taken.listen()
         port = taken.getsockname()[1]
         result = subprocess.run(
-            [sys.executable, "-m", "fibsd", "--port", str(port), "--interface", "127.0.0.1",
+            [sys.executable, "-m", "fibsd", "--port", str(port), "--web-port", "0",
+             "--interface", "127.0.0.1",
              "--database", str(tmp_path / "fibsd.sqlite")],
             capture_output=True, text=True, timeout=30, cwd=tmp_path)
     assert result.returncode == 1
@@ -247,7 +251,8 @@ def test_a_second_stop_signal_during_shutdown_is_harmless(tmp_path: Path, runner
     store = SQLiteStore(database)
     store.create_user("alice", argon2.using(memory_cost=64, time_cost=1).hash("secret"), 1)
     store.close()
-    options = ["--port", "0", "--interface", "127.0.0.1", "--database", str(database)]
+    options = ["--port", "0", "--web-port", "0", "--interface", "127.0.0.1",
+               "--database", str(database)]
     server = subprocess.Popen(
         [sys.executable, "-m", "fibsd", *options] if runner == "fibsd"
         else _twistd_command(tmp_path, options),

@@ -122,9 +122,9 @@ def test_ratings_lists_the_experienced_with_the_requester_starred(table: Watched
         "*  32 bob             1655.12          50",
     ]
     around = ask(table, "carol", "ratings playeraj")
-    assert [line[1:5] for line in around[1:]] == [f"{rank:>4}" for rank in range(5, 16)] + ["  20"]
-    # carol is unrated: the rank she would have
-    assert around[-1] == "*  20 carol           1800.00          49"
+    assert [line[1:5] for line in around[1:]] == [f"{rank:>4}" for rank in range(5, 16)] + ["  33"]
+    # carol is unrated: numbered after the 32 ranked players
+    assert around[-1] == "*  33 carol           1800.00          49"
 
 
 def test_ratings_forms_and_errors(table: Watched) -> None:
@@ -135,13 +135,13 @@ def test_ratings_forms_and_errors(table: Watched) -> None:
     header = " rank name            rating    Experience"
     alice = "    1 alice           1712.50         120"
     bob = "    2 bob             1655.12          50"
-    carol = "*   1 carol           1800.00          49"  # unrated: the rank she would have
-    assert ask(table, "carol", "ratings") == [header, alice, carol, bob]
-    dave = "*   3 dave            1500.00           0"
+    carol = "*   3 carol           1800.00          49"  # unrated: after the ranked ones
+    assert ask(table, "carol", "ratings") == [header, alice, bob, carol]
+    dave = "*   4 dave            1500.00           0"
     assert ask(table, "dave", "ratings from 2 to 2") == [header, bob, dave]
     assert ask(table, "alice", "ratings Bob") == [header, "*" + alice[1:], bob]
     assert ask(table, "dave", "ratings carol") == [
-        header, "    1 carol           1800.00          49", dave]
+        header, "    3 carol           1800.00          49", dave]
     for line, error in [("ratings zed", "** There is no user called 'zed'."),
                         ("ratings alice bob",
                          "** Please use only one of the given names 'alice' and 'bob'."),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fibsd.server.session import REGISTERED
+
 from tests.helpers import START_TIME, FakeClient, FakeServer, make_settings
 
 T = int(START_TIME)
@@ -226,7 +228,7 @@ def test_a_megabyte_line_is_refused_and_the_session_goes_on() -> None:
     client.send_bytes(b"\r\nwho count\r\n")
     assert client.lines() == [
         "** Your line was too long (more than 1024 characters) and was ignored.",
-        "There are 1 users logged on.",
+        "There is 1 user logged on.",
     ]
 
 
@@ -251,7 +253,7 @@ def test_binary_garbage_gets_answers_not_a_crash() -> None:
     lines = client.lines()
     assert lines and all(line.startswith("** Unknown command: '") for line in lines)
     client.send("who count")
-    assert client.lines() == ["There are 1 users logged on."]
+    assert client.lines() == ["There is 1 user logged on."]
 
 
 def test_guest_registration_then_login() -> None:
@@ -283,9 +285,13 @@ def test_guest_registration_then_login() -> None:
     assert guest.received() == b"\r\nPlease retype your password: "
     guest.send("hunter")
     data = guest.received()
-    assert data.startswith(b"\xff\xfc\x01\r\nYou are registered.\r\n"
-                           b"Type 'help beginner' to get started.\r\n"
-                           b"** User Carol_B authenticated.\r\n")
+    walkthrough = "".join(f"{line}\r\n" for line in REGISTERED).encode()
+    assert walkthrough.startswith(b"You are registered.\r\n"
+                                  b"Type 'help beginner' to get started.\r\n\r\n"
+                                  b"Your first match, step by step:\r\n"
+                                  b"  set boardstyle 2 ")
+    assert data.startswith(b"\xff\xfc\x01\r\n" + walkthrough
+                           + b"** User Carol_B authenticated.\r\n")
     assert data.endswith(b"> ")
     assert server.store.get_user("Carol_B") is not None
     other = server.connect()
@@ -385,10 +391,10 @@ def test_bang_bang_repeats_the_last_command_but_not_chat() -> None:
     assert client.lines() == ["** Unknown command: '!!'"]
     client.send("who count")
     client.send("!!")
-    assert client.lines() == ["There are 1 users logged on."] * 2
+    assert client.lines() == ["There is 1 user logged on."] * 2
     client.send("shout hello")
     client.send("!!")
-    assert client.lines() == ["17 hello", "There are 1 users logged on."]
+    assert client.lines() == ["17 hello", "There is 1 user logged on."]
 
 
 def test_stored_messages_follow_the_login_block() -> None:
@@ -455,7 +461,7 @@ def test_a_failing_command_is_answered_and_the_session_goes_on() -> None:
             assert client.received() == (
                 b"** Sorry, the server could not complete that command.\r\n> ")
         client.send("who count")
-        assert client.received() == b"There are 1 users logged on.\r\n> "
+        assert client.received() == b"There is 1 user logged on.\r\n> "
     finally:
         del commands.COMMANDS["zzbroken"], commands.COMMANDS["zzlater"]
 
@@ -487,7 +493,7 @@ def test_a_client_that_does_not_read_stops_being_served() -> None:
     client.send_bytes(b"who count\r\n" * 3)
     assert client.lines() == []
     protocol.resumeProducing()
-    assert client.lines() == ["There are 1 users logged on."] * 3
+    assert client.lines() == ["There is 1 user logged on."] * 3
 
 
 def test_help_lists_the_commands_and_shows_topics() -> None:

@@ -122,20 +122,27 @@ def test_shout_errors(server):
     assert bob.received() == b""
 
 
-def test_shouting_too_often_is_refused_for_a_minute(server):
+def test_shouting_too_often_is_refused_until_the_bucket_refills(server):
+    """shouts_per_minute = 2: two at once, then one every 30 seconds."""
     server = FakeServer(settings=make_settings(**{"limits.shouts_per_minute": 2}))
     alice, bob = clip_user(server, "alice"), clip_user(server, "bob")
     alice.send("shout one")
-    server.advance(30)
     alice.send("shout two")
     alice.send("shout three")
     assert alice.lines() == [
         "17 one", "17 two",
         "** Please don't shout so much. Wait a little before you shout again."]
     assert bob.lines() == ["13 alice one", "13 alice two"]
-    server.advance(30)  # "one" is a minute old now
+    server.advance(29)
     alice.send("shout four")
-    assert alice.lines() == ["17 four"]
+    assert alice.lines() == [
+        "** Please don't shout so much. Wait a little before you shout again."]
+    server.advance(1)  # one token back after 30 seconds
+    alice.send("shout four")
+    alice.send("shout five")
+    assert alice.lines() == [
+        "17 four", "** Please don't shout so much. Wait a little before you shout again."]
+    assert bob.lines() == ["13 alice four"]
 
 
 # --- tell -----------------------------------------------------------------------------
@@ -164,9 +171,9 @@ def test_tell_completes_unique_prefixes_but_tellx_does_not(server):
     alice.send("tell bobb hi")
     assert alice.lines() == ["16 bobby hi"]
     alice.send("tell bo hi")
-    assert alice.lines() == ["** There is no one called bo"]
+    assert alice.lines() == ["** There is no one called bo."]
     alice.send("tellx bobb hi")
-    assert alice.lines() == ["** There is no one called bobb"]
+    assert alice.lines() == ["** There is no one called bobb."]
     alice.send("tellx bob hi")
     assert alice.lines() == ["16 bob hi"]
     assert bob.lines() == ["12 alice hi"]
@@ -181,7 +188,7 @@ def test_tell_errors_and_special_cases(server):
     assert alice.lines() == [
         "** please give a name as an argument.",
         "** You can't say nothing.",
-        "** There is no one called zed",
+        "** There is no one called zed.",
         "You say to yourself: note to self",
     ]
     assert bob.received() == b""
@@ -426,7 +433,7 @@ def test_gag_toggles_and_lists(server):
     assert alice.lines() == [
         "** You don't gag anyone.",
         "** You talk too much, don't you?",
-        "** There is no one called zed",
+        "** There is no one called zed.",
         "** You gag carl.",
         "** You gag bob.",
         "** Gagged users: bob, carl",
@@ -444,7 +451,7 @@ def test_blind_toggles_and_lists(server):
     assert alice.lines() == [
         "** You don't blind anyone.",
         "** You can't read this message now, can you?",
-        "** There is no one called zed",
+        "** There is no one called zed.",
         "** You blind bob.",
         "** Blinded users: bob",
         "** You unblind bob.",

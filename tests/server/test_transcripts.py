@@ -16,6 +16,7 @@ from twisted.internet import reactor
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
 from twisted.internet.protocol import Protocol
+from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
 
 from fibsd.app import FibsService
@@ -80,6 +81,11 @@ class MemoryDriver:
         self.clients.clear()
         self.tokens.clear()
         self.closed.clear()
+        return succeed(None)
+
+    def wait(self, seconds: float) -> Deferred[None]:
+        self.server.advance(seconds)
+        self._collect()
         return succeed(None)
 
     def _collect(self) -> None:
@@ -179,6 +185,10 @@ class LoopbackDriver:
 
     def restart(self) -> Deferred[None]:
         return Deferred.fromCoroutine(self._restart())
+
+    def wait(self, seconds: float) -> Deferred[None]:
+        """Real time passes: the server's clock is the reactor's."""
+        return deferLater(reactor, seconds, lambda: None)
 
     async def stop(self) -> None:
         if self.service is not None:

@@ -97,7 +97,7 @@ def parse_rolls(text: str) -> list[Dice]:
 
 @dataclass(frozen=True)
 class Step:
-    action: str  # connect, send, close, closed, restart, expect, dice, coin
+    action: str  # connect, send, close, closed, restart, wait, expect, dice, coin
     client: str = ""
     text: str = ""
     expect: Expect | None = None
@@ -154,6 +154,15 @@ def parse(path: Path) -> Transcript:
             except ValueError as error:
                 raise ValueError(f"cannot read {where}: {error}") from error
             transcript.steps.append(Step("dice", rolls=rolls, line_number=number))
+            continue
+        if line.startswith("wait "):
+            try:
+                seconds = float(line[5:])
+            except ValueError as error:
+                raise ValueError(f"cannot read {where}: {error}") from error
+            if not 0 < seconds <= 5:
+                raise ValueError(f"cannot read {where}: wait 0 to 5 seconds")
+            transcript.steps.append(Step("wait", text=line[5:], line_number=number))
             continue
         if line.startswith("coin "):
             if line[5:] not in ("0", "1"):
@@ -231,6 +240,7 @@ class Driver(Protocol):
     def send(self, client: str, line: str) -> None: ...
     def close(self, client: str) -> None: ...
     def restart(self) -> Deferred[None]: ...
+    def wait(self, seconds: float) -> Deferred[None]: ...
     def wait_until(self, done: Callable[[], bool], what: str) -> Deferred[None]: ...
 
 
@@ -292,6 +302,8 @@ async def replay(transcript: Transcript, driver: Driver) -> None:
             driver.send(step.client, step.text)
         elif step.action == "close":
             driver.close(step.client)
+        elif step.action == "wait":
+            await driver.wait(float(step.text))
         elif step.action == "restart":
             await driver.restart()
             expected.clear()

@@ -15,6 +15,7 @@ import pytest
 from fibsd.store import (
     FinishedMatch,
     NameTaken,
+    RatingStep,
     SavedMatch,
     Store,
     StoredMessage,
@@ -284,6 +285,43 @@ def test_a_result_may_name_players_without_accounts(any_store: Store) -> None:
     assert any_store.finished_matches("gone") == [match]
 
 
+def test_the_archive_pages_newest_first_with_ids(any_store: Store) -> None:
+    results = [finished("alice", "bob", 6000), finished("bob", "alice", 7000),
+               finished("carol", "bob", 6500), finished("alice", "carol", 7000),
+               finished("dave", "alice", 5000)]
+    for match in results:
+        any_store.record_finished_match(match)
+    everything = any_store.finished_matches("alice")
+    ids = [match.id for match in everything]
+    assert all(isinstance(i, int) for i in ids) and len(set(ids)) == 4
+    newest = list(reversed(everything))  # equal times: the later stored first
+    assert [m.finished for m in newest] == [7000, 7000, 6000, 5000]
+    assert newest[0].loser == "carol"
+    assert any_store.recent_finished_matches("alice", 10) == newest
+    assert [m.id for m in any_store.recent_finished_matches("alice", 10)] == ids[::-1]
+    assert [m.id for m in any_store.recent_finished_matches("alice", 2)] == ids[::-1][:2]
+    assert [m.id for m in any_store.recent_finished_matches("alice", 2, 2)] == ids[::-1][2:]
+    assert any_store.recent_finished_matches("alice", 2, 4) == []
+    assert any_store.recent_finished_matches("nobody", 5) == []
+    one = any_store.finished_match(ids[1])
+    assert one == everything[1] and one is not None and one.id == ids[1]
+    assert any_store.finished_match(max(ids) + 100) is None
+
+
+def test_rating_steps_are_the_players_own_changes_oldest_first(any_store: Store) -> None:
+    for match in (finished("alice", "bob", 6000, winner_rating_change=5.0,
+                           loser_rating_change=-5.0),
+                  finished("carol", "dave", 6100),
+                  finished("bob", "alice", 7000, winner_rating_change=3.25,
+                           loser_rating_change=-3.25)):
+        any_store.record_finished_match(match)
+    steps = any_store.rating_steps("alice", 10)
+    assert [(s.finished, s.change) for s in steps] == [(6000, 5.0), (7000, -3.25)]
+    assert steps[0].match_id < steps[1].match_id
+    assert any_store.rating_steps("alice", 1) == [RatingStep(steps[1].match_id, 7000, -3.25)]
+    assert any_store.rating_steps("erin", 10) == []
+
+
 # persistence
 
 
@@ -320,3 +358,70 @@ def test_everything_survives_close_and_reopen(backend: Backend, tmp_path: Path) 
         assert store.name_taken("BOB")
     finally:
         store.close()
+
+
+# administration (bans, the admin log, renaming and deleting accounts)
+
+
+def test_rename_user_carries_matches_and_messages(any_store: Store) -> None:
+    from fibsd.store import StoredMessage as Message
+
+    with_users(any_store, "alice", "bob", "carol")
+    any_store.save_match(SavedMatch("alice", "bob", 10, "rec"))
+    any_store.record_finished_match(finished("alice", "carol", 20))
+    any_store.store_message(Message("alice", "carol", 30, "hi"))
+    any_store.rename_user("alice", "zed")
+    assert any_store.get_user("alice") is None
+    assert any_store.get_user("zed") is not None
+    assert any_store.load_match("zed", "bob") == SavedMatch("bob", "zed", 10, "rec")
+    assert [m.winner for m in any_store.finished_matches("zed")] == ["zed"]
+    assert [m.sender for m in any_store.take_messages("carol")] == ["zed"]
+
+
+def test_rename_user_refuses_a_taken_name_and_an_unknown_user(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob")
+    with pytest.raises(NameTaken):
+        any_store.rename_user("alice", "BOB")
+    with pytest.raises(UnknownUser):
+        any_store.rename_user("nobody", "zed")
+    any_store.rename_user("alice", "Alice")  # only the case changes: allowed
+    assert any_store.get_user("Alice") is not None
+
+
+def test_delete_user_removes_the_account_and_its_saved_matches(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob")
+    any_store.save_match(SavedMatch("alice", "bob", 10, "rec"))
+    any_store.record_finished_match(finished("alice", "bob", 20))
+    any_store.delete_user("alice")
+    assert any_store.get_user("alice") is None
+    assert not any_store.name_taken("alice")
+    assert any_store.saved_matches("bob") == []
+    assert [m.winner for m in any_store.finished_matches("bob")] == ["alice"]
+    with pytest.raises(UnknownUser):
+        any_store.delete_user("alice")
+
+
+def test_bans_expire_and_match_names_and_addresses_ignoring_case(any_store: Store) -> None:
+    from fibsd.store import Ban
+
+    forever = Ban("name", "Mallory", 100, None, "root", "spam")
+    brief = Ban("address", "10.0.0.7", 100, 200, "root", "")
+    any_store.add_ban(forever)
+    any_store.add_ban(brief)
+    assert any_store.bans(150) == [forever, brief]
+    assert any_store.bans(200) == [forever]
+    assert any_store.ban_for("mallory", "10.0.0.7", 150) == forever
+    assert any_store.ban_for("eve", "10.0.0.7", 150) == brief
+    assert any_store.ban_for("eve", "10.0.0.7", 200) is None
+    assert any_store.remove_ban("name", "MALLORY") is True
+    assert any_store.remove_ban("name", "mallory") is False
+    assert any_store.ban_for("mallory", "1.2.3.4", 150) is None
+
+
+def test_the_admin_log_keeps_the_latest_actions_in_order(any_store: Store) -> None:
+    from fibsd.store import AdminAction
+
+    actions = [AdminAction(n, "root", "kick", f"user{n}", "") for n in range(5)]
+    for action in actions:
+        any_store.log_admin(action)
+    assert any_store.admin_log(3) == actions[2:]

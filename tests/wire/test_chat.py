@@ -46,7 +46,7 @@ def test_fixed_texts():
     assert chat.heard_by(42) == "** 42 users heard you."
     assert chat.say_to_yourself("hm") == "You say to yourself: hm"
     assert chat.is_away("bob", "lunch") == "bob is away: lunch"
-    assert chat.no_one_called("zed") == "** There is no one called zed"
+    assert chat.no_one_called("zed") == "** There is no one called zed."
     assert chat.wont_listen("bob") == "** bob won't listen to you."
     assert chat.dont_know_user("zed") == "** Don't know user zed"
     assert chat.gag_changed("bob", True) == "** You gag bob."

@@ -17,6 +17,7 @@ from fibsd.rules.events import (
     Moved,
     OpeningRoll,
     Redoubled,
+    ResignAccepted,
     ResignOffered,
     ResignRejected,
     Rolled,
@@ -38,7 +39,7 @@ from fibsd.wire.listings_text import (
     parse_ratings,
     rank_players,
     select_ratings,
-    unranked_row,
+    unranked_rows,
     with_own_row,
 )
 
@@ -135,18 +136,24 @@ def test_rank_players_keeps_the_experienced_in_order() -> None:
     assert [row.name for row in rank_players(ACCOUNTS, 0)] == ["ann", "ben", "cid", "dot", "eve"]
 
 
-def test_an_unranked_player_gets_the_rank_his_rating_would_have() -> None:
-    ranked = rank_players(ACCOUNTS, 50)
-    assert unranked_row(ranked, "ben", 1800.0, 20) == RatingRow(2, "ben", 1800.0, 20)
-    assert unranked_row(ranked, "eve", 1500.0, 0) == RatingRow(4, "eve", 1500.0, 0)
+def test_unranked_players_are_numbered_after_the_ranked_ones() -> None:
+    assert unranked_rows(ACCOUNTS, 50) == [RatingRow(4, "ben", 1800.0, 20),
+                                           RatingRow(5, "eve", 1500.0, 0)]
+
+
+def test_two_unrated_players_never_share_a_rank() -> None:
+    fresh = [("amy", 1500.0, 0), ("bea", 1500.0, 0)]
+    assert rank_players(fresh, 50) == []
+    assert unranked_rows(fresh, 50) == [RatingRow(1, "amy", 1500.0, 0),
+                                        RatingRow(2, "bea", 1500.0, 0)]
 
 
 def test_the_own_row_is_added_in_rank_order() -> None:
     ranked = rank_players(ACCOUNTS, 50)
     assert with_own_row(ranked[:1], ranked[2]) == [ranked[0], ranked[2]]
     assert with_own_row(ranked, ranked[1]) == ranked
-    ben = unranked_row(ranked, "ben", 1800.0, 20)
-    assert with_own_row(ranked, ben) == [ranked[0], ranked[1], ben, ranked[2]]
+    ben = unranked_rows(ACCOUNTS, 50)[0]
+    assert with_own_row(ranked, ben) == [*ranked, ben]
 
 
 @pytest.mark.parametrize(("words", "request_"), [
@@ -216,11 +223,15 @@ def test_moves_list_of_a_game() -> None:
         "X: accepts",
         "O: (4 2) can't move",
         "X: (1 1) bar-1 19-off",
-        "O: wants to resign",
-        "X: rejects",
+        "O: wants to resign",  # refused: no line, gnubg would read a drop
         "X: doubles",
         "O: rejects",
         "X: wins 2 points",
     ]
+    resigned = [OpeningRoll((5, 3)), Moved(0, Play((Move(8, 3), Move(6, 3)), START)),
+                ResignOffered(1, WinKind.GAMMON, 2), ResignAccepted(0, 2),
+                GameWon(0, 2, WinKind.GAMMON, EndReason.RESIGNED)]
+    assert format_moves_list(resigned, ("alice", "bob"), 1, (0, 0), 5)[2:] == [
+        "O: (5 3) 8-3 6-3", "X: wants to resign", "O: wins 2 points"]
     assert format_moves_list([], ("a", "b"), 0, (0, 0), 0) == [
         "Score is 0-0 in an unlimited match.", "a is X - b is O."]

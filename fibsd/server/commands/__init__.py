@@ -29,6 +29,9 @@ class Command:
     name: str  # the full FIBS command word, lower case
     run: Run  # (session, rest of the line); may return a Deferred
     aliases: tuple[str, ...] = ()  # FIBS's fixed short forms
+    # Only for the accounts in ``admins``: matched by its exact word, never listed, and
+    # to anyone else an unknown command, so stock clients see exactly what FIBS does.
+    admin_only: bool = False
 
 
 COMMANDS: dict[str, Command] = {}
@@ -45,11 +48,12 @@ FIBS_WORDS = frozenset({
 })
 
 
-def command(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[F], F]:
+def command(name: str, *, aliases: tuple[str, ...] = (),
+            admin_only: bool = False) -> Callable[[F], F]:
     """Register the decorated function as the command ``name``."""
 
     def register(run: F) -> F:
-        entry = Command(name, run, aliases)
+        entry = Command(name, run, aliases, admin_only)
         if name in COMMANDS or any(alias in _ALIASES for alias in aliases):
             raise ValueError(f"command {name!r} or one of its aliases is registered twice")
         COMMANDS[name] = entry
@@ -68,7 +72,8 @@ def resolve(word: str) -> Command | None:
     found = COMMANDS.get(word) or _ALIASES.get(word)
     if found is not None:
         return found
-    candidates = [name for name in FIBS_WORDS | COMMANDS.keys() if name.startswith(word)]
+    candidates = [name for name in FIBS_WORDS | COMMANDS.keys()
+                  if name.startswith(word) and not (name in COMMANDS and COMMANDS[name].admin_only)]
     if len(candidates) == 1:
         return COMMANDS.get(candidates[0])
     return None
@@ -87,10 +92,12 @@ def user_of(session: Session) -> OnlineUser:
 
 
 def command_names() -> list[str]:
-    return sorted(COMMANDS)
+    """The commands ``help`` lists: every one but the administrators'."""
+    return sorted(name for name, entry in COMMANDS.items() if not entry.admin_only)
 
 
-FAMILIES = ("account", "presence", "info", "social", "settings", "play", "watching", "listings")
+FAMILIES = ("account", "presence", "info", "social", "settings", "play", "watching", "listings",
+            "admin", "archive")
 
 for _family in FAMILIES:
     importlib.import_module(f"{__name__}.{_family}")

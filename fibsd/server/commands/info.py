@@ -1,4 +1,5 @@
-"""Information about the server: ``help``, ``show`` and ``motd``.
+"""Information about the server: ``help``, ``show``, ``motd``, ``time`` (``date``),
+``version``, ``about`` and ``stat``.
 
 Help texts are files, one per topic (``config/help/<topic>.txt``), so they can be
 edited without touching code.  ``show`` dispatches on its first word; other command
@@ -14,7 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fibsd.server.commands import command, command_names, resolve
+from twisted.internet.defer import maybeDeferred
+
+from fibsd import __version__
+from fibsd.server.commands import command, command_names, resolve, user_of
 from fibsd.wire import clip
 
 if TYPE_CHECKING:
@@ -22,7 +26,9 @@ if TYPE_CHECKING:
 
 ShowTopic = Callable[["Session", str], object]
 SHOW_TOPICS: dict[str, ShowTopic] = {}
-_TOPIC_NAME = re.compile(r"[a-z_]+")
+# A topic is a command word or a file name in help_dir: letters and _, short enough to
+# be a file name on any file system (a longer one made is_file() raise OSError).
+_TOPIC_NAME = re.compile(r"[a-z_]{1,64}")
 
 
 def show_topic(name: str) -> Callable[[ShowTopic], ShowTopic]:
@@ -48,6 +54,16 @@ def _help_file(help_dir: Path, topic: str) -> Path | None:
     return None
 
 
+def _help_text(help_dir: Path, topic: str) -> str | None:
+    """The text of ``help <topic>``, or None: whatever the topic, nothing raises (a help
+    file that cannot be read is no help)."""
+    try:
+        path = _help_file(help_dir, topic)
+        return None if path is None else path.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+
+
 @command("help")
 def help_(session: Session, rest: str) -> None:
     words = rest.split()
@@ -58,11 +74,10 @@ def help_(session: Session, rest: str) -> None:
                      "Type 'help <command>' for more about one of them, "
                      "'help beginner' to get started.")
         return
-    path = _help_file(help_dir, words[0])
-    if path is None:
+    text = _help_text(help_dir, words[0])
+    if text is None:
         session.send(f"** No help available on '{words[0]}'.")
         return
-    text = path.read_text(encoding="ascii", errors="replace")
     session.send(*text.rstrip("\n").split("\n"))
 
 
@@ -99,3 +114,43 @@ def show_watchers(session: Session, rest: str) -> None:
 def show_max(session: Session, rest: str) -> None:
     online = len(session.lobby.online)
     session.send(f"max_logins is {online} (maximum: {session.settings.limits.max_users})")
+
+
+# -- time, version, about, stat (chat-and-social.md 16: free text, except stat) ---------
+
+@command("time")
+def time_(session: Session, rest: str) -> None:
+    """The banner's date line: the time in the user's ``set timezone``, then UTC."""
+    zone = user_of(session).variables.get("timezone", "UTC")
+    session.send(clip.format_banner_date(session.now(), zone))
+
+
+@command("date")
+def date(session: Session, rest: str) -> None:
+    """FIBS: ``date`` is the same as ``time``."""
+    time_(session, rest)
+
+
+@command("version")
+def version(session: Session, rest: str) -> None:
+    session.send(clip.format_version(__version__))
+
+
+@command("about")
+def about(session: Session, rest: str) -> None:
+    session.send(*clip.ABOUT)
+
+
+@command("stat")
+def stat(session: Session, rest: str) -> object:
+    """Counts of the server.  Only the first line starts with a digit, in the form FCM
+    checks before the CLIP numbers (``^[0-9]+ registered users.``); the others start
+    with a word, so no client takes them for a CLIP line."""
+    lobby = session.lobby
+    online = len(lobby.online)
+    playing = len({id(match) for match in lobby.matches.values()})
+
+    def show(accounts: list[tuple[str, float, int]]) -> None:
+        session.send(*clip.format_stat(len(accounts), online, playing))
+
+    return maybeDeferred(session.db.ratings).addCallback(show)

@@ -114,9 +114,9 @@ def ratings(session: Session, rest: str) -> Any:
             for row in ranked:
                 if row.name.lower() == wanted:
                     return row
-            for account in accounts:
-                if account[0].lower() == wanted:
-                    return text.unranked_row(ranked, *account)
+            for row in text.unranked_rows(accounts, threshold):
+                if row.name.lower() == wanted:
+                    return row
             return None
 
         named = row_of(request.name) if request.name is not None else None

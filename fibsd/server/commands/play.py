@@ -6,8 +6,11 @@ it is dropped when the inviter starts playing or logs out.  An invitation is reg
 at the moment its lines are sent to the invitee, so ``join <name>`` never binds to one
 he has not been sent.  One race is left that ordering alone cannot settle: ``<name>``
 re-invites with other terms while the joiner's ``join`` for the old terms is on its way.
-So an invitation whose terms differ from the last ones that inviter showed the joiner is
-*unconfirmed*: the first ``join`` restates the new terms and asks again, the second binds.
+A join binds to the invitation the joiner had been sent when he typed it: an invitation
+whose terms differ from the last ones that inviter showed the joiner is *unconfirmed*
+for ``JOIN_RACE_WINDOW`` seconds after it was sent; a ``join`` arriving in that window
+may have been typed for the old terms, so it restates the new terms and asks again.  A
+``join`` arriving later was typed by someone who had the new terms: it starts the match.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from twisted.internet.defer import maybeDeferred
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
 from fibsd.server.commands import command, user_of
-from fibsd.server.lobby import Lobby, on_logout
+from fibsd.server.lobby import Lobby, on_login, on_logout
 from fibsd.server.match import LiveMatch, live_match
+from fibsd.server.ratelimit import allow
 from fibsd.wire import chat
 from fibsd.wire import game_text as text
 
@@ -33,6 +37,9 @@ if TYPE_CHECKING:
 # Matches longer than this need experience (between-games.md 1.1; the threshold is
 # BaldLies's, FIBS's own is not documented).
 LONG_MATCH = 9
+# Seconds after a changed invitation is sent during which a join may still be one typed
+# for the old terms: one network round trip with a wide margin (protocol/play.md).
+JOIN_RACE_WINDOW = 2.0
 RESIGN_KINDS = {"n": WinKind.SINGLE, "normal": WinKind.SINGLE, "g": WinKind.GAMMON,
                 "gammon": WinKind.GAMMON, "b": WinKind.BACKGAMMON,
                 "backgammon": WinKind.BACKGAMMON}
@@ -44,6 +51,7 @@ class Invitation:
     invitee: str
     length: int | None  # 0 unlimited, None: resume the saved match
     confirmed: bool = True  # False: the terms changed since the invitee last saw this inviter's
+    sent: float = 0.0  # when the invitee was sent these terms (the lobby's clock)
 
 
 def _match(session: Session) -> LiveMatch | None:
@@ -67,9 +75,12 @@ def invite(session: Session, rest: str) -> Any:
         return session.send(text.INVITE_NOT_READY)
     target = lobby.complete(words[0])
     if target is None:
-        return session.send(text.no_one_called(words[0]))
+        return session.send(chat.no_one_called(words[0]))
     if target is user:
         return session.send(text.INVITE_SELF)
+    if user.name in target.gagged:
+        # What FIBS's gag tells the gagged user on `tell`, and no more.
+        return session.send(chat.wont_listen(target.name))
     if not target.ready:
         return session.send(text.refusing_games(target.name))
     if target.playing is not None:
@@ -79,12 +90,19 @@ def invite(session: Session, rest: str) -> Any:
         word = words[1].lower()
         if word == "unlimited":
             length = 0
-        elif word.isascii() and word.isdigit() and int(word) > 0:
+        elif word.isascii() and word.isdigit():
             length = int(word)
+            maximum = session.settings.limits.max_match_length
+            if not 1 <= length <= maximum:
+                return session.send(text.invite_length_range(maximum))
         else:
             return session.send(text.INVITE_BAD_LENGTH)
         if length > LONG_MATCH and user.experience < session.settings.rated_experience:
             return session.send(text.INVITE_TOO_LONG)
+    if not allow(session, "invites_per_minute"):
+        return session.send(text.INVITE_FLOOD)
+    if target.session.not_reading():
+        return session.send(chat.not_reading(target.name, "invitation"))
 
     def send(saved: SavedMatch | None) -> None:
         if lobby.find(target.name) is not target or lobby.find(user.name) is not user:
@@ -99,7 +117,8 @@ def invite(session: Session, rest: str) -> Any:
         seen = target.invitations_seen
         confirmed = seen.get(user.name, length) == length
         seen[user.name] = length
-        lobby.invitations[user.name] = Invitation(user.name, target.name, length, confirmed)
+        lobby.invitations[user.name] = Invitation(user.name, target.name, length, confirmed,
+                                                  lobby.now())
         session.send(text.you_invited(target.name, length))
         if target.away is not None:
             session.send(chat.is_away(target.name, target.away))
@@ -115,6 +134,15 @@ def _forget(lobby: Lobby, user: OnlineUser) -> None:
     match = live_match(lobby, user.name)
     if match is not None:
         match.suspend(user, departure=user.departure or f"{user.name} logs out.")
+
+
+@on_login
+def _back_in_match(lobby: Lobby, user: OnlineUser) -> None:
+    """The same account logged in again while playing: the new connection is shown the
+    match as on a resume, with the line that says what is expected of him."""
+    match = live_match(lobby, user.name)
+    if match is not None:
+        match.show_state(user)
 
 
 # -- join --------------------------------------------------------------------------------
@@ -144,7 +172,7 @@ def join(session: Session, rest: str) -> Any:
         return session.send(text.join_already_playing(inviter.name))
     if not inviter.ready:
         return session.send(text.refusing_games(inviter.name))
-    if not invitation.confirmed:
+    if not invitation.confirmed and lobby.now() - invitation.sent < JOIN_RACE_WINDOW:
         lobby.invitations[inviter.name] = replace(invitation, confirmed=True)
         return session.send(text.invitation_changed(inviter.name, invitation.length))
     user.invitations_seen.pop(inviter.name, None)  # answered: no longer an open offer
@@ -247,6 +275,28 @@ def redouble(session: Session, rest: str) -> None:
     match = _match(session)
     unlimited = match is not None and match.rules.unlimited
     _act(session, "redouble", lambda e, o: text.redouble_error(e, o, unlimited))
+
+
+def _instant_redouble(session: Session, rest: str, count: int, word: str) -> None:
+    """``beaver`` is only the first instant redouble of a double, ``raccoon`` only the
+    second (fibs.com's raccoon help); ``redouble`` is any of them."""
+    match = _match(session)
+    offer = match.rules.pending_double if match is not None else None
+    if (match is not None and match.rules.unlimited and offer is not None
+            and offer.player != match.index(user_of(session)) and offer.redoubles != count):
+        session.send(text.not_an_instant_redouble(word, count))
+        return
+    redouble(session, rest)
+
+
+@command("beaver")
+def beaver(session: Session, rest: str) -> None:
+    _instant_redouble(session, rest, 0, "beaver")
+
+
+@command("raccoon")
+def raccoon(session: Session, rest: str) -> None:
+    _instant_redouble(session, rest, 1, "raccoon")
 
 
 @command("accept")

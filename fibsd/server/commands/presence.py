@@ -13,11 +13,12 @@ from fibsd.server.access import shown_host
 from fibsd.server.commands import command
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
-from fibsd.wire import clip
+from fibsd.wire import chat, clip
 
 if TYPE_CHECKING:
     from fibsd.server.session import Session
 
+_OPTIONS = frozenset({"ready", "away", "playing", "count", "from"})
 WHO_USAGE = "** usage: who [ready | away | playing | count | from <host>]"
 NAME_NEEDED = "** please give a name as an argument."
 
@@ -66,6 +67,14 @@ def who(session: Session, rest: str) -> None:
         part = words[1].lower()
         # Against what the viewer sees: a search must not reveal a hidden address.
         _show(session, [u for u in users if part in _host_seen(session, u).lower()])
+    elif len(words) == 1 and option not in _OPTIONS:
+        # fibs.com's rawwho help: rawwho takes "the same arguments as the who command";
+        # bots (MatchDog) send `who <opponent>` and wait for his 5 line.
+        found = session.lobby.complete(words[0])
+        if found is None:
+            session.send(chat.no_one_called(words[0]))
+        else:
+            _show(session, [found])
     else:
         session.send(WHO_USAGE)
 
@@ -87,6 +96,12 @@ def _host_seen(session: Session, user: OnlineUser) -> str:
     return user.host if user is session.user else user.shown_host
 
 
+def _zone(session: Session) -> str:
+    """The reader's ``set timezone``: whois dates are shown in it."""
+    assert session.user is not None
+    return session.user.variables.get("timezone", "UTC")
+
+
 def _online_lines(session: Session, user: OnlineUser) -> list[str]:
     idle = clip.format_idle(max(0, int(session.clock.seconds() - user.last_active)))
     if user.playing is not None:
@@ -98,22 +113,23 @@ def _online_lines(session: Session, user: OnlineUser) -> list[str]:
     else:
         doing = f"  {user.name} is not ready to play, not watching, not playing."
     return [
-        f"  Last login:  {clip.format_date(user.login_time)} from {_host_seen(session, user)}",
+        f"  Last login:  {clip.format_date(user.login_time, _zone(session))} from "
+        f"{_host_seen(session, user)}",
         f"  Still logged in. {idle} minutes idle.",
         doing,
         *_rating_and_address(user.rating, user.experience, user.address),
     ]
 
 
-def _offline_lines(session: Session, record: UserRecord) -> list[str]:
+def _offline_lines(session: Session, record: UserRecord, zone: str) -> list[str]:
     host = record.last_host
     if session.user is None or session.user.name != record.name:
         host = shown_host(host, session.settings.privacy.show_addresses)
     if record.last_login is not None:
-        login = f"  Last login:  {clip.format_date(record.last_login)} from {host}"
+        login = f"  Last login:  {clip.format_date(record.last_login, zone)} from {host}"
     else:
         login = "  Last login:  never"
-    logout = ([f"  Last logout: {clip.format_date(record.last_logout)}"]
+    logout = ([f"  Last logout: {clip.format_date(record.last_logout, zone)}"]
               if record.last_logout is not None else [])
     return [login, *logout, "  Not logged in right now.",
             *_rating_and_address(record.rating, record.experience, record.address)]
@@ -140,6 +156,7 @@ def whois(session: Session, rest: str) -> object:
         if record is None:
             session.send(f"No information found on user {words[0]}.")
         else:
-            session.send(f"Information about {record.name}:", *_offline_lines(session, record))
+            session.send(f"Information about {record.name}:",
+                         *_offline_lines(session, record, _zone(session)))
 
     return session.db.get_user(words[0]).addCallback(show)

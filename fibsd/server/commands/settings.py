@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fibsd.server.commands import command, user_of
+from fibsd.server.ratelimit import allow
 from fibsd.store import UserRecord
+from fibsd.wire import chat
 from fibsd.wire import settings as texts
 from fibsd.wire.input import PasswordProblem, password_problem
 
@@ -28,6 +30,9 @@ def toggle(session: Session, rest: str) -> object:
     words = rest.split()
     if not words:
         session.send(*texts.format_toggle_listing(user.toggles))
+        return None
+    if not allow(session, "toggles_per_minute"):
+        session.send(chat.command_flood("toggle"))
         return None
     changed = False
     for word in words:
@@ -64,6 +69,9 @@ def set_variable(session: Session, rest: str) -> object:
         value = texts.parse_variable(name, words[1])
     except texts.InvalidValue as invalid:
         session.send(*invalid.reply)
+        return None
+    if not allow(session, "sets_per_minute"):
+        session.send(chat.command_flood("set"))
         return None
     user.variables[name] = value
     session.send(texts.format_variable_set(name, value))

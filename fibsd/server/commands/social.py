@@ -9,13 +9,13 @@ its gags at each login and would lift them if they persisted, since ``gag`` togg
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary, WeakSet
 
 from fibsd.server.commands import command, user_of
 from fibsd.server.lobby import Lobby, on_login, on_logout
+from fibsd.server.ratelimit import allow
 from fibsd.server.user import OnlineUser
 from fibsd.store import StoredMessage, UserRecord
 from fibsd.wire import chat
@@ -23,11 +23,8 @@ from fibsd.wire import chat
 if TYPE_CHECKING:
     from fibsd.server.session import Session
 
-SHOUT_WINDOW = 60.0  # seconds; the limit itself is settings.limits.shouts_per_minute
-
 # Per-connection state of this family, kept beside OnlineUser rather than in it; weak
 # keys, so it goes with the connection's user object.
-_shout_times: WeakKeyDictionary[OnlineUser, deque[float]] = WeakKeyDictionary()
 _waiting_for: WeakKeyDictionary[OnlineUser, list[str]] = WeakKeyDictionary()
 _waved: WeakSet[OnlineUser] = WeakSet()
 
@@ -51,18 +48,6 @@ def _names(names: set[str] | list[str]) -> list[str]:
 
 # --- shout, tell, say -----------------------------------------------------------------
 
-def _may_shout(session: Session, user: OnlineUser) -> bool:
-    """At most ``shouts_per_minute`` shouts in any 60 seconds."""
-    now = session.clock.seconds()
-    times = _shout_times.setdefault(user, deque())
-    while times and times[0] <= now - SHOUT_WINDOW:
-        times.popleft()
-    if len(times) >= session.settings.limits.shouts_per_minute:
-        return False
-    times.append(now)
-    return True
-
-
 @command("shout")
 def shout(session: Session, rest: str) -> None:
     user = user_of(session)
@@ -71,12 +56,13 @@ def shout(session: Session, rest: str) -> None:
         session.send(chat.NOTHING_TO_SAY)
     elif user.toggles["silent"]:
         session.send(chat.SILENT_SHOUT)
-    elif not _may_shout(session, user):
+    elif not allow(session, "shouts_per_minute"):
         session.send(chat.SHOUT_FLOOD)
     else:
         _reply(session, chat.you_shout(text))
         for other in session.lobby.users():
-            if other is not user and not other.toggles["silent"] and user.name not in other.gagged:
+            if other is not user and not other.toggles["silent"] \
+                    and user.name not in other.gagged and not other.session.not_reading():
                 _deliver(other, chat.shout_received(user.name, text))
 
 
@@ -98,6 +84,10 @@ def _tell(session: Session, rest: str, *, complete: bool) -> None:
         session.send(chat.CANT_TALK)
     elif user.name in target.gagged:
         session.send(chat.wont_listen(target.name))
+    elif not allow(session, "tells_per_minute"):
+        session.send(chat.talk_flood("tell"))
+    elif target.session.not_reading():
+        session.send(chat.not_reading(target.name))
     else:
         _deliver(target, chat.tell_received(user.name, text))
         _reply(session, chat.you_tell(target.name, text))
@@ -123,8 +113,13 @@ def say(session: Session, rest: str) -> None:
         session.send(chat.NOT_PLAYING)
     elif not text:
         session.send(chat.NOTHING_TO_SAY)
+    elif not allow(session, "says_per_minute"):
+        session.send(chat.talk_flood("say"))
     else:
         opponent = session.lobby.find(user.playing)
+        if opponent is not None and opponent.session.not_reading():
+            session.send(chat.not_reading(opponent.name))
+            return
         if opponent is not None:
             _deliver(opponent, chat.say_received(user.name, text))
         _reply(session, chat.you_say(user.playing, text))
@@ -143,9 +138,10 @@ def _game_players(lobby: Lobby, user: OnlineUser) -> set[str] | None:
     return None
 
 
-def _to_game(session: Session, rest: str, *, players_hear: bool,
+def _to_game(session: Session, rest: str, *, players_hear: bool, verb: str, limit: str,
              heard: Callable[[str, str], chat.Said], echo: Callable[[str], chat.Said]) -> None:
-    """Deliver to the game's watchers (and players); gags do not apply inside a game."""
+    """Deliver to the game's watchers (and players); gags do not apply inside a game.
+    Listeners who do not read their output are left out of it and of the count."""
     user = user_of(session)
     players = _game_players(session.lobby, user)
     text = rest.strip()
@@ -155,10 +151,14 @@ def _to_game(session: Session, rest: str, *, players_hear: bool,
     if not text:
         session.send(chat.NOTHING_TO_SAY)
         return
+    if not allow(session, limit):
+        session.send(chat.talk_flood(verb))
+        return
     listeners = [
         other for other in session.lobby.users()
         if other is not user
         and (other.watching in players or (players_hear and other.name in players))
+        and not other.session.not_reading()
     ]
     _reply(session, echo(text))
     for other in listeners:
@@ -168,13 +168,14 @@ def _to_game(session: Session, rest: str, *, players_hear: bool,
 
 @command("kibitz", aliases=("k",))
 def kibitz(session: Session, rest: str) -> None:
-    _to_game(session, rest, players_hear=True, heard=chat.kibitz_received, echo=chat.you_kibitz)
+    _to_game(session, rest, players_hear=True, verb="kibitz", limit="kibitzes_per_minute",
+             heard=chat.kibitz_received, echo=chat.you_kibitz)
 
 
 @command("whisper", aliases=("wh",))
 def whisper(session: Session, rest: str) -> None:
-    _to_game(session, rest, players_hear=False, heard=chat.whisper_received,
-             echo=chat.you_whisper)
+    _to_game(session, rest, players_hear=False, verb="whisper", limit="whispers_per_minute",
+             heard=chat.whisper_received, echo=chat.you_whisper)
 
 
 # --- message --------------------------------------------------------------------------
@@ -198,9 +199,15 @@ def message(session: Session, rest: str) -> object:
     if not text:
         session.send(chat.MESSAGE_USAGE)
         return None
+    if not allow(session, "messages_per_minute"):
+        session.send(chat.command_flood("message"))
+        return None
     now = session.now()
     target = session.lobby.find(name)
     if target is not None:
+        if target.session.not_reading():
+            session.send(chat.not_reading(target.name))
+            return None
         _deliver(target, chat.message_received(user.name, now, text))
         _reply(session, chat.message_delivered(target.name))
         return None
@@ -209,15 +216,17 @@ def message(session: Session, rest: str) -> object:
         if record is None:
             session.send(chat.dont_know_user(name))
             return None
-        return session.db.count_messages(record.name).addCallback(keep, record.name)
+        stored = StoredMessage(sender=user.name, recipient=record.name, sent=now, text=text)
+        # The cap is checked in the same transaction as the write: senders at once
+        # cannot pass it between a count and an insert.
+        return session.db.store_message(stored, session.settings.limits.max_messages) \
+            .addCallback(kept, record.name)
 
-    def keep(waiting: int, recipient: str) -> object:
-        if waiting >= session.settings.limits.max_messages:
+    def kept(stored: bool, recipient: str) -> None:
+        if stored:
+            _reply(session, chat.message_saved(recipient))
+        else:
             session.send(chat.mailbox_full(recipient))
-            return None
-        stored = StoredMessage(sender=user.name, recipient=recipient, sent=now, text=text)
-        return session.db.store_message(stored).addCallback(
-            lambda _: _reply(session, chat.message_saved(recipient)))
 
     return session.db.get_user(name).addCallback(store)
 
@@ -314,6 +323,9 @@ def blind(session: Session, rest: str) -> None:
 def away(session: Session, rest: str) -> None:
     user = user_of(session)
     text = rest.strip()
+    if text and not allow(session, "aways_per_minute"):
+        session.send(chat.command_flood("away"))
+        return
     if text:
         user.away = text
         session.send(chat.AWAY)

@@ -16,6 +16,7 @@ from fibsd.server.commands import command, user_of
 from fibsd.server.lobby import Lobby, on_logout
 from fibsd.server.match import live_match
 from fibsd.wire import watching_text as text
+from fibsd.wire.chat import no_one_called
 
 if TYPE_CHECKING:
     from fibsd.server.session import Session
@@ -68,7 +69,7 @@ def watch(session: Session, rest: str) -> None:
     if target is user or words[0].lower() == user.name.lower():
         error: str | None = text.WATCH_SELF
     elif target is None:
-        error = text.no_one_called(words[0])
+        error = no_one_called(words[0])
     elif (blinder := _blinder(lobby, user, target)) is not None:
         error = text.doesnt_want_you_to(blinder, "watch")
     else:
@@ -129,7 +130,7 @@ def look(session: Session, rest: str) -> None:
         session.send(text.LOOK_SELF)
         return
     if target is None:
-        session.send(text.no_one_called(words[0]))
+        session.send(no_one_called(words[0]))
         return
     blinder = _blinder(lobby, user, target)
     if blinder is not None:

@@ -1,0 +1,409 @@
+"""The web face's routes: one twisted.web resource that reads the path and answers.
+
+Every page is rendered by a Jinja2 template with autoescaping on, so anything a user
+wrote (names are the only such text shown) is escaped.  Nothing private is read or
+shown: the pages use names, ratings, experience and match records, never addresses,
+hosts or messages.  Lists are cut into pages of ``web_page_size`` rows; a bad id, an
+unknown player or an unknown path is a 404.  protocol/web.md lists the routes and the
+JSON shapes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
+from twisted.internet.threads import deferToThread
+from twisted.logger import Logger
+from twisted.web import http
+from twisted.web.resource import Resource
+from twisted.web.server import NOT_DONE_YET, Request, Site
+
+from fibsd.config import Settings
+from fibsd.store import FinishedMatch
+from fibsd.web import metrics as metrics_module
+from fibsd.web.board_svg import draw_board, from_board_view, names_line
+from fibsd.web.chart_svg import draw_chart, rating_path
+from fibsd.web.live import LiveBoards
+from fibsd.web.replay import Replay, UnreadableRecord, replay
+from fibsd.web.sources import Archive, LobbySource
+from fibsd.wire.board import InvalidBoardLine, parse_board
+from fibsd.wire.listings_text import rank_players
+from fibsd.wire.archive_text import finished_at
+from fibsd.wire.mat import mat_text
+
+_log = Logger()
+
+HERE = Path(__file__).resolve().parent
+MAX_NAME = 64  # longer path names are not looked up
+MAX_ID_DIGITS = 18
+REPLAY_CACHE = 32  # replays kept (a record never changes once finished)
+RATING_HISTORY = 200  # matches shown in a profile's chart
+IDLE_TIMEOUT = 60  # seconds an HTTP connection may wait between requests
+Handler = Callable[..., Awaitable[None]]
+
+
+class NotFound(Exception):
+    """Answer 404 with this text."""
+
+
+def _segment(value: str) -> str:
+    return quote(value, safe="")
+
+
+def _when(unix: int) -> str:
+    return finished_at(unix).isoformat().replace("+00:00", "Z")
+
+
+def make_environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(HERE / "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env.filters["segment"] = _segment
+    env.filters["when"] = lambda unix: _when(unix).replace("T", " ").replace("Z", " UTC")
+    return env
+
+
+class Recent(OrderedDict[int, Any]):
+    """The last ``size`` values made, by match id (a finished match never changes)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def keep(self, key: int, value: Any) -> Any:
+        self[key] = value
+        if len(self) > self.size:
+            self.popitem(last=False)
+        return value
+
+    def find(self, key: int) -> Any:
+        value = self.get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
+
+
+def _gone(request: Request) -> bool:
+    """The reader left while the page was being made (twisted.web drops ``channel``
+    when the connection is lost or the request finished)."""
+    return getattr(request, "channel", None) is None
+
+
+class WebFace(Resource):
+    isLeaf = True
+
+    def __init__(self, lobby: LobbySource, archive: Archive, settings: Settings,
+                 clock: IReactorTime, metrics: metrics_module.Metrics) -> None:
+        super().__init__()
+        self.lobby = lobby
+        self.archive = archive
+        self.page_size = settings.web_page_size
+        self.threshold = settings.rated_experience
+        self.metrics = metrics
+        self.env = make_environment()
+        self.live = LiveBoards(clock, lobby.board_line, self._live_fragment,
+                               settings.web_live_viewers)
+        self.site = settings.archive.site
+        # Replays and .mat texts cost ~10 ms of CPU a game: made in a thread, kept.
+        self._replays = Recent(REPLAY_CACHE)
+        self._mats = Recent(REPLAY_CACHE)
+        self._routes: list[tuple[re.Pattern[str], Handler]] = [
+            (re.compile(r"/"), self.index),
+            (re.compile(r"/ratings"), self.ratings),
+            (re.compile(r"/players/([^/]+)"), self.profile),
+            (re.compile(r"/matches/(\d{1,%d})" % MAX_ID_DIGITS), self.match_page),
+            (re.compile(r"/matches/(\d{1,%d})\.json" % MAX_ID_DIGITS), self.match_json),
+            (re.compile(r"/matches/(\d{1,%d})\.mat" % MAX_ID_DIGITS), self.match_mat),
+            (re.compile(r"/live/([^/]+)"), self.live_page),
+            (re.compile(r"/live/([^/]+)/events"), self.live_events),
+            (re.compile(r"/api/matches"), self.api_matches),
+            (re.compile(r"/metrics"), self.metrics_text),
+            (re.compile(r"/static/style\.css"), self.style),
+        ]
+
+    # -- dispatch ------------------------------------------------------------------------
+
+    def render_GET(self, request: Request) -> Any:
+        try:
+            path = request.path.decode("utf-8")
+        except UnicodeDecodeError:
+            path = ""
+        for pattern, handler in self._routes:
+            found = pattern.fullmatch(path)
+            if found is not None:
+                try:
+                    args = [unquote(arg, errors="strict") for arg in found.groups()]
+                except UnicodeDecodeError:
+                    break
+                Deferred.fromCoroutine(self._answer(request, handler, *args))
+                return NOT_DONE_YET
+        return self._not_found(request, "No such page.")
+
+    def render_HEAD(self, request: Request) -> Any:
+        return self.render_GET(request)
+
+    async def _answer(self, request: Request, handler: Handler, *args: str) -> None:
+        try:
+            await handler(request, *args)
+        except NotFound as error:
+            if not _gone(request):
+                self._not_found(request, str(error))
+                request.finish()
+        except Exception:
+            _log.failure("web page {path} failed", path=request.path.decode("ascii", "replace"))
+            request.setResponseCode(500)
+            self._send(request, self._page("error.html", title="Server error",
+                                           message="Something went wrong."))
+
+    def _not_found(self, request: Request, message: str) -> bytes:
+        request.setResponseCode(404)
+        body = self._page("error.html", title="Not found", message=message)
+        request.setHeader(b"content-type", b"text/html; charset=utf-8")
+        if not request.startedWriting and request.method != b"HEAD":
+            request.write(body)
+        return b""
+
+    def _page(self, template: str, **context: Any) -> bytes:
+        return self.env.get_template(template).render(**context).encode("utf-8")
+
+    @staticmethod
+    def _send(request: Request, body: bytes,
+              content_type: bytes = b"text/html; charset=utf-8") -> None:
+        if _gone(request):
+            return
+        request.setHeader(b"content-type", content_type)
+        request.setHeader(b"x-content-type-options", b"nosniff")
+        request.setHeader(b"content-length", b"%d" % len(body))
+        if request.method != b"HEAD":
+            request.write(body)
+        request.finish()
+
+    @staticmethod
+    def _arg(request: Request, name: str) -> bytes | None:
+        """The first value of the query argument ``name``."""
+        args: dict[bytes, list[bytes]] = request.args or {}
+        values = args.get(name.encode())
+        return values[0] if values else None
+
+    def _int_arg(self, request: Request, name: str) -> int | None:
+        value = self._arg(request, name)
+        if value is None:
+            return None
+        raw = value.decode("ascii", "replace")
+        if not raw.isdigit() or len(raw) > MAX_ID_DIGITS:
+            raise NotFound(f"Bad {name}.")
+        return int(raw)
+
+    # -- pages ---------------------------------------------------------------------------
+
+    async def index(self, request: Request) -> None:
+        online = list(self.lobby.online())[: self.page_size * 4]
+        self._send(request, self._page("index.html", title="Who is here", online=online,
+                                       total=self.lobby.online_count(),
+                                       running=self.lobby.running()))
+
+    async def ratings(self, request: Request) -> None:
+        page = self._int_arg(request, "page") or 1
+        ranked = rank_players(await self.archive.ratings(), self.threshold)
+        first = (page - 1) * self.page_size
+        if page > 1 and first >= len(ranked):
+            raise NotFound("No such page of the ladder.")
+        rows = ranked[first:first + self.page_size]
+        self._send(request, self._page(
+            "ratings.html", title="Ratings", rows=rows, page=page, threshold=self.threshold,
+            more=first + self.page_size < len(ranked), total=len(ranked)))
+
+    async def profile(self, request: Request, name: str) -> None:
+        self._check_name(name)
+        page = self._int_arg(request, "page") or 1
+        user = await self.archive.get_user(name)
+        matches = await self.archive.recent_finished_matches(
+            name, self.page_size + 1, (page - 1) * self.page_size)
+        if user is None and not matches:
+            raise NotFound("No such player.")
+        rating = user.rating if user is not None else None
+        chart = None
+        if user is not None:
+            steps = await self.archive.rating_steps(name, RATING_HISTORY)
+            chart = Markup(draw_chart(rating_path(user.rating, [s.change for s in steps])))
+        online = self.lobby.is_online(name)
+        playing = online and self.lobby.board_line(name) is not None
+        self._send(request, self._page(
+            "profile.html", title=name, name=name, rating=rating,
+            experience=user.experience if user is not None else None, chart=chart,
+            matches=[self._row(m, name) for m in matches[: self.page_size]], page=page,
+            older=len(matches) > self.page_size,
+            online=online, playing=playing))
+
+    @staticmethod
+    def _row(m: FinishedMatch, name: str) -> dict[str, Any]:
+        won = m.winner == name
+        change = m.winner_rating_change if won else m.loser_rating_change
+        return {"id": m.id, "opponent": m.loser if won else m.winner, "won": won,
+                "length": m.length, "score": (m.winner_points, m.loser_points),
+                "finished": m.finished, "change": change}
+
+    async def _finished(self, match_id: int) -> FinishedMatch:
+        found = await self.archive.finished_match(match_id)
+        if found is None:
+            raise NotFound("No such match.")
+        return found
+
+    async def _replay(self, match_id: int) -> tuple[FinishedMatch, Replay]:
+        found = await self._finished(match_id)
+        played = self._replays.find(match_id)
+        if played is None:
+            try:
+                played = self._replays.keep(match_id, await deferToThread(replay, found.record))
+            except UnreadableRecord as error:
+                _log.warn("match {id} cannot be replayed: {error}", id=match_id,
+                          error=str(error))
+                raise NotFound("This match cannot be replayed.") from error
+        return found, played
+
+    async def match_page(self, request: Request, raw_id: str) -> None:
+        m, played = await self._replay(int(raw_id))
+        last = len(played.steps) - 1
+        step = self._int_arg(request, "step")
+        step = last if step is None else step
+        if step > last:
+            raise NotFound("No such step.")
+        shown = played.steps[step]
+        self._send(request, self._page(
+            "match.html", title=f"{m.winner} - {m.loser}", id=m.id, match=m,
+            replay=played, step=step, last=last, shown=shown,
+            board=Markup(draw_board(shown.picture, names_line(shown.picture))),
+            names=names_line(shown.picture), starts=played.game_starts()))
+
+    async def match_json(self, request: Request, raw_id: str) -> None:
+        m, played = await self._replay(int(raw_id))
+        data = {
+            "id": m.id,
+            "players": list(played.players),
+            "length": m.length,
+            "finished": _when(m.finished),
+            "winner": m.winner,
+            "score": {m.winner: m.winner_points, m.loser: m.loser_points},
+            "rating_changes": {m.winner: m.winner_rating_change,
+                               m.loser: m.loser_rating_change},
+            "crawford_game": played.crawford_game,
+            "games": played.games,
+        }
+        self._send(request, json.dumps(data, indent=1).encode("utf-8"),
+                   b"application/json; charset=utf-8")
+
+    async def match_mat(self, request: Request, raw_id: str) -> None:
+        match_id = int(raw_id)
+        text = self._mats.find(match_id)
+        if text is None:
+            found = await self._finished(match_id)
+            try:
+                text = self._mats.keep(match_id, await deferToThread(
+                    mat_text, found.record, date=finished_at(found.finished), site=self.site,
+                    match_id=match_id))
+            except (ValueError, KeyError, TypeError) as error:
+                _log.warn("match {id} cannot be exported: {error}", id=match_id,
+                          error=str(error))
+                raise NotFound("This match cannot be exported.") from error
+        request.setHeader(b"content-disposition",
+                          f'attachment; filename="fibsd-{match_id}.mat"'.encode())
+        self._send(request, text.encode("utf-8"), b"text/plain; charset=utf-8")
+
+    async def live_page(self, request: Request, player: str) -> None:
+        self._check_name(player)
+        fragment = Markup(self._live_fragment(player, self.lobby.board_line(player)))
+        self._send(request, self._page("live.html", title=f"{player} live", player=player,
+                                       fragment=fragment))
+
+    async def live_events(self, request: Request, player: str) -> None:
+        self._check_name(player)
+        if request.method == b"HEAD":
+            request.setHeader(b"content-type", b"text/event-stream; charset=utf-8")
+            request.finish()
+        elif not self.live.open(player, request):
+            request.setResponseCode(503)
+            self._send(request, b"Too many live viewers; try again later.\n",
+                       b"text/plain; charset=utf-8")
+
+    def _live_fragment(self, player: str, line: str | None) -> str:
+        picture = None
+        if line is not None:
+            try:
+                picture = from_board_view(parse_board(line))
+            except InvalidBoardLine:
+                _log.warn("live board of {player} unreadable", player=player)
+        board = Markup(draw_board(picture, names_line(picture))) if picture else None
+        return self.env.get_template("live_fragment.html").render(
+            player=player, board=board, names=names_line(picture) if picture else "")
+
+    async def api_matches(self, request: Request) -> None:
+        value = self._arg(request, "player")
+        if value is None:
+            request.setResponseCode(400)
+            self._send(request, b'{"error": "player is required"}\n',
+                       b"application/json; charset=utf-8")
+            return
+        try:
+            name = value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise NotFound("No such player.") from None
+        self._check_name(name)
+        page = self._int_arg(request, "page") or 1
+        found = await self.archive.recent_finished_matches(
+            name, self.page_size + 1, (page - 1) * self.page_size)
+        shown = found[: self.page_size]
+        data = {
+            "player": name,
+            "matches": [{
+                "id": m.id,
+                "players": [m.winner, m.loser],
+                "winner": m.winner,
+                "length": m.length,
+                "score": [m.winner_points, m.loser_points],
+                "finished": _when(m.finished),
+                "mat": f"/matches/{m.id}.mat",
+                "json": f"/matches/{m.id}.json",
+            } for m in shown],
+            "next": (f"/api/matches?player={_segment(name)}&page={page + 1}"
+                     if len(found) > self.page_size else None),
+        }
+        self._send(request, json.dumps(data).encode("utf-8"),
+                   b"application/json; charset=utf-8")
+
+    async def metrics_text(self, request: Request) -> None:
+        self._send(request, self.metrics.text(), metrics_module.CONTENT_TYPE.encode())
+
+    async def style(self, request: Request) -> None:
+        request.setHeader(b"cache-control", b"max-age=3600")
+        self._send(request, (HERE / "static" / "style.css").read_bytes(),
+                   b"text/css; charset=utf-8")
+
+    @staticmethod
+    def _check_name(name: str) -> None:
+        if not name or len(name) > MAX_NAME:
+            raise NotFound("No such player.")
+
+
+class WebSite(Site):
+    """No access log: the operator log carries operator events only (and no reader's
+    address is written anywhere)."""
+
+    noisy = False
+
+    def log(self, request: http.Request) -> None:
+        pass
+
+
+def make_site(lobby: LobbySource, db: Any, settings: Settings, clock: IReactorTime,
+              metrics: metrics_module.Metrics) -> tuple[WebSite, WebFace]:
+    face = WebFace(lobby, Archive(db), settings, clock, metrics)
+    return WebSite(face, timeout=IDLE_TIMEOUT), face
