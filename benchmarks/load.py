@@ -22,8 +22,10 @@ Phases (all on loopback, fresh database in a temporary directory):
    is saved when they disconnect), then a user shouts ``--shouts`` times: the time until
    every idle connection has the ``13`` line, and the server CPU it cost.
 6. The server is stopped (SIGTERM: it says goodbye and saves running matches), and the
-   database is checked: each finished match's record replays to its stored score, each
-   rating is 1500 plus the sum of its rating changes, and every match the bots began
+   database is checked: each finished match's record replays to its stored score and
+   every roll of it reproduces from its revealed seed (fibsd-verify's derivation,
+   protocol/fair-dice.md), each rating is 1500 plus the sum of its rating changes, and
+   every match the bots began
    is finished or saved.  Any failure (or any error or unknown line seen by a bot)
    makes the exit status 1.
 
@@ -616,7 +618,12 @@ async def shout_cost(reactor: Any, shouter: ClipClientProtocol, monitor: IdleMon
 
 
 def check_database(path: Path, bots: Sequence[tuple[str, str, int]]) -> list[str]:
-    """``bots``: (host, guest, matches the guest began) for each pair."""
+    """``bots``: (host, guest, matches the guest began) for each pair.  Every finished
+    match's dice must also reproduce from its revealed seed (protocol/fair-dice.md),
+    checked by fibsd-verify's own derivation."""
+    from io import StringIO
+
+    from fibsd.fair.verify import fair_document, verify
     from fibsd.rules.match import Match
 
     problems = []
@@ -640,6 +647,9 @@ def check_database(path: Path, bots: Sequence[tuple[str, str, int]]) -> list[str
                     or w_points < length:
                 problems.append(f"{winner}-{loser}: record replays to {score}, stored "
                                 f"{w_points}-{l_points} of {length}")
+            report = StringIO()
+            if not verify(fair_document(data), report):
+                problems.append(f"{winner}-{loser}: dice: {report.getvalue().splitlines()[-1]}")
         except Exception as error:  # any way a record can be broken is a finding
             problems.append(f"{winner}-{loser}: record does not replay: {error!r}")
     for name, rating in conn.execute("SELECT name, rating FROM users"):
@@ -788,7 +798,7 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
     failures += check_database(directory / "fibsd.sqlite", pairs)
     finished = sqlite3.connect(directory / "fibsd.sqlite").execute(
         "SELECT count(*) FROM finished_matches").fetchone()[0]
-    print(f"check: {finished} finished matches, {len(failures)} problems")
+    print(f"check: {finished} finished matches (records and dice), {len(failures)} problems")
     for failure in failures[:30]:
         print("  " + failure)
     return 1 if failures else 0

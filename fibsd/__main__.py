@@ -25,11 +25,12 @@ from twisted.python.failure import Failure
 
 from fibsd.admin_cli import AdminOptions, run_admin
 from fibsd.config import ConfigError, Settings, load_settings
+from fibsd.store import WriteFailed
 from fibsd.store.migrations import SchemaTooNew
 
 # What opening an unusable database file raises (a directory that cannot be created,
-# a file that is not SQLite, one written by a newer fibsd).
-DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew)
+# a file that is not SQLite, one written by a newer fibsd, one that cannot be written).
+DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew, WriteFailed)
 
 
 def fibsd_version() -> str:
@@ -192,7 +193,12 @@ def _backup(settings: Settings, target: Path) -> int:
 
 
 def _cannot_open(settings: Settings, error: Exception) -> str:
-    return f"fibsd: cannot open the database {settings.database}: {error}"
+    hint = " (the server must be able to write the file and its directory)"
+    if isinstance(error, WriteFailed):
+        return f"fibsd: cannot write the database {settings.database}: {error}{hint}"
+    if not isinstance(error, sqlite3.OperationalError):
+        hint = ""
+    return f"fibsd: cannot open the database {settings.database}: {error}{hint}"
 
 
 def _stop_signals_once() -> None:

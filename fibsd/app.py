@@ -25,6 +25,7 @@ from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
 from fibsd.server.access import LoginThrottle, RefusalLog, RegistrationLimit
 from fibsd.server.dbthread import DatabaseThread
+from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
 from fibsd.server.lobby_view import LobbyView
 from fibsd.server.protocol import FibsFactory
@@ -107,6 +108,7 @@ class FibsService(MultiService):
         self.tls_port: IListeningPort | None = None
         self.tls_listening: Deferred[IListeningPort] = Deferred()  # fires only with [tls]
         self.collector = ScheduledCollection(reactor, settings.gc_interval)
+        self.abandonment = AbandonmentCheck(self.shared)
         # The web face: read-only views of the lobby and the store (fibsd/web/).
         lobby_view = LobbyView(self.shared.lobby)
         self.metrics = Metrics(lobby_view)
@@ -195,6 +197,7 @@ class FibsService(MultiService):
                  port=getattr(address, "port", self.settings.port),
                  database=str(self.settings.database))
         self.collector.start()
+        self.abandonment.start()
         self.listening.callback(port)
 
     def _cannot_listen(self, failure: Failure) -> None:
@@ -208,6 +211,7 @@ class FibsService(MultiService):
         self.reactor.callWhenRunning(self.reactor.stop)
 
     async def _stop(self) -> None:
+        self.abandonment.stop()
         if self.web_port is not None:
             await maybeDeferred(self.web_port.stopListening)
         self.web.live.close_all()

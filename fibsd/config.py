@@ -119,6 +119,7 @@ class Limits:
     aways_per_minute: int = checked(20, between(1))
     toggles_per_minute: int = checked(60, between(1))
     sets_per_minute: int = checked(60, between(1))
+    fairdice_per_minute: int = checked(30, between(1))
     max_match_length: int = checked(99, between(1, 9998))
 
 
@@ -186,6 +187,21 @@ class Archive:
 
 
 @dataclass(frozen=True)
+class FairPlay:
+    """Fair dice and answers to droppers and stallers (protocol/fair-dice.md).  Pure
+    FIBS behaviour: ``announce_seed = false``, ``reliability = false``,
+    ``abandon_days = 0``, ``adjudicate = false``, ``claim_after = 0``."""
+
+    announce_seed: bool = True
+    max_dice_text: int = checked(64, between(1, 200))
+    reliability: bool = True
+    abandon_days: int = checked(7, between(0, 3650))
+    abandon_check_interval: int = checked(3600, between(1))
+    adjudicate: bool = False
+    claim_after: int = checked(0, between(0))
+
+
+@dataclass(frozen=True)
 class Settings:
     interface: str = "0.0.0.0"
     port: int = checked(4321, between(0, 65535))
@@ -209,6 +225,7 @@ class Settings:
     privacy: Privacy = field(default_factory=Privacy)
     tls: Tls = field(default_factory=Tls)
     archive: Archive = field(default_factory=Archive)
+    fair: FairPlay = field(default_factory=FairPlay)
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:

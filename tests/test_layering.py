@@ -10,6 +10,7 @@ FORBIDDEN = ("twisted", "sqlite3", "socket", "fibsd.server", "fibsd.store", "ran
 PURE = sorted(
     [p for p in (ROOT / "rules").rglob("*.py")]
     + [p for p in (ROOT / "wire").rglob("*.py")]
+    + [p for p in (ROOT / "fair").rglob("*.py")]
     + [p for p in (ROOT / "rating.py",) if p.exists()]
 )
 

@@ -938,7 +938,8 @@ class Information(Event):
     ``saved`` (show saved, savedcount), ``watchers``, ``away``, ``account`` (address,
     password), ``show`` (show max), ``timezones``, ``stat``, ``registration`` (the guest
     dialogue's hints), ``look`` (the reply to looking at yourself), ``ascii_board``
-    (boardstyle 1 and 2 drawings) and ``archive`` (fibsd's ``archive`` listing).
+    (boardstyle 1 and 2 drawings), ``archive`` (fibsd's ``archive`` listing), ``fairdice``
+    and ``dicetest`` (protocol/fair-dice.md).
     """
 
     kind: str

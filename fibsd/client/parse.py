@@ -225,6 +225,7 @@ CLIP_RULES: tuple[Rule, ...] = (
     _WHO_LINE,
     _rule(r"^(?P<text>[0-9]+(?: bytes| accounts| ratings saved| registered users|\([0-9]+\) saved games).*)$",
           ev.Information, kind="stat"),
+    _rule(r"^(?P<text>[1-6]: [0-9]+|[1-6]-1 [0-9].*)$", ev.Information, kind="dicetest"),
 )
 
 STAR_RULES: tuple[Rule, ...] = (
@@ -400,8 +401,11 @@ TEXT_RULES: tuple[Rule, ...] = (
           ev.Information, kind="who"),
     _rule(r"^(?P<text>Information about @:?|  Last login: .*|  Last logout: .*|  Not logged in right now\."
           r"|  Still logged in\..*|  @ is (?:playing with|watching|ready to play|not ready).*"
-          r"|  Rating: +[0-9]+\..*|  Email address: .*|  No email address\.|No information found on user.*)$",
+          r"|  Rating: +[0-9]+\..*|  Email address: .*|  No email address\.|No information found on user.*"
+          r"|  Abandoned matches: [0-9]+ of [0-9]+ .*)$",
           ev.Information, kind="whois"),
+    _rule(r"^(?P<text>fairdice: .*)$", ev.Information, kind="fairdice"),
+    _rule(r"^(?P<text>n: [0-9]+|Chi-square of the .*)$", ev.Information, kind="dicetest"),
     _rule(rf"^(?P<text>The current settings are:|(?:{_TOGGLES}) +(?:YES|NO))$", ev.Information, kind="toggles"),
     _rule(r"^(?P<text>Settings of variables:|(?:boardstyle|linelength|pagelength|redoubles|sortwho|timezone):"
           r" +\S+)$", ev.Information, kind="settings"),

@@ -8,9 +8,12 @@ source (and one kind of recorded roll) serves both.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from collections.abc import Iterable
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 Dice = tuple[int, int]
 
@@ -69,3 +72,85 @@ class ScriptedDice:
 
     def __repr__(self) -> str:
         return f"ScriptedDice({self._rolls[self._next:]!r})"
+
+
+# -- provably fair dice (protocol/fair-dice.md) ------------------------------------------
+
+SEED_BYTES = 32
+_ACCEPT_BELOW = 252  # 7 * 36: a byte below it maps onto the 36 outcomes evenly
+
+
+def commitment(server_seed: bytes) -> str:
+    """What the players see before the match: SHA-256 of the server seed, in hex."""
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def mixed_seed(server_seed: bytes, inviter_text: str, joiner_text: str) -> bytes:
+    """The seed a match rolls with: the server's seed keyed over both players' texts
+    (UTF-8, joined by one zero byte), so neither side alone chooses the dice."""
+    message = inviter_text.encode("utf-8") + b"\x00" + joiner_text.encode("utf-8")
+    return hmac.new(server_seed, message, hashlib.sha256).digest()
+
+
+def seeded_roll(seed: bytes, number: int) -> Dice:
+    """Roll ``number`` (0 for the match's first opening roll) of the match with ``seed``."""
+    block = 0
+    while True:
+        message = number.to_bytes(8, "big") + block.to_bytes(4, "big")
+        for byte in hmac.new(seed, message, hashlib.sha256).digest():
+            if byte < _ACCEPT_BELOW:
+                value = byte % 36
+                return (value // 6 + 1, value % 6 + 1)
+        block += 1
+
+
+@dataclass
+class SeededDice:
+    """A match's dice: every roll derived from the seed and the roll counter, so
+    anyone can recompute them once ``server_seed`` is revealed.  ``texts`` are the
+    inviter's and the joiner's ``diceseed`` texts mixed in at the start."""
+
+    server_seed: bytes
+    texts: tuple[str, str] = ("", "")
+    next_roll: int = 0
+    unseeded: int = 0  # rolls made before the match had a seed (older saved matches)
+    seed: bytes = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.server_seed) != SEED_BYTES:
+            raise ValueError(f"a server seed has {SEED_BYTES} bytes")
+        if self.next_roll < 0:
+            raise ValueError("the roll counter is never negative")
+        self.seed = mixed_seed(self.server_seed, *self.texts)
+
+    @property
+    def commitment(self) -> str:
+        return commitment(self.server_seed)
+
+    def roll(self) -> Dice:
+        roll = seeded_roll(self.seed, self.next_roll)
+        self.next_roll += 1
+        return roll
+
+    def to_record(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"server_seed": self.server_seed.hex(),
+                                "texts": list(self.texts), "next_roll": self.next_roll}
+        if self.unseeded:
+            data["unseeded"] = self.unseeded
+        return data
+
+    @classmethod
+    def from_record(cls, data: Any) -> SeededDice:
+        """Raises ValueError for anything that is not such a record."""
+        if not isinstance(data, dict):
+            raise ValueError("the dice record is not an object")
+        texts = data.get("texts")
+        counter = data.get("next_roll")
+        if (not isinstance(texts, list) or len(texts) != 2
+                or not all(isinstance(t, str) for t in texts)):
+            raise ValueError("texts must be two strings")
+        unseeded = data.get("unseeded", 0)
+        if type(counter) is not int or type(unseeded) is not int or unseeded < 0:
+            raise ValueError("next_roll and unseeded must be integers")
+        return cls(bytes.fromhex(str(data.get("server_seed"))), (texts[0], texts[1]), counter,
+                   unseeded)

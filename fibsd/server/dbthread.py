@@ -15,6 +15,11 @@ Usage, from reactor code::
 
 ``stop`` runs after everything already queued, so nothing is left half-written at
 shutdown; calls made after it fail with ``DatabaseStopped``.
+
+A store with a ``checkpoint`` method (SQLite's WAL) has it called every
+``CHECKPOINT_INTERVAL`` seconds on a second thread of its own: every game action is a
+write (``fibsd.server.match``), and a checkpoint on the writing thread, with its copying
+and syncing, would hold up every write queued behind it.
 """
 
 from __future__ import annotations
@@ -27,17 +32,19 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from twisted.application.service import Service
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.interfaces import IReactorFromThreads
+from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
-from fibsd.store import Store
+from fibsd.store import Store, WriteFailed
 
 log = Logger()
 P = ParamSpec("P")
 T = TypeVar("T")
 
+CHECKPOINT_INTERVAL = 1.0  # seconds between two checkpoints of the store
 STORE_METHODS = frozenset(
     name for name in vars(Store) if not name.startswith("_") and name != "close"
 )
@@ -47,18 +54,28 @@ class DatabaseStopped(Exception):
     """A store call was made after the database thread was told to stop."""
 
 
-def unattended(deferred: Deferred[T], what: str) -> Deferred[T | None]:
-    """A store write nobody waits for the answer to: a failure is logged instead of
-    lost.  One that comes after the database stopped (a rehash finishing during
-    shutdown) is expected and only noted."""
+def log_write_failed(failure: Failure, what: str, **fields: str) -> None:
+    """Log the operator event ``write_failed`` for a store write that did not happen.
 
-    def failed(failure: Failure) -> None:
-        if failure.check(DatabaseStopped):
-            log.warn("Store call {what} came after the database stopped", what=what)
-        else:
-            log.failure("Store call {what} failed", failure, what=what)
+    A refusal of the database (``WriteFailed``: disk full, read-only file) is an
+    operating condition, logged as an error with its message; anything else is a
+    bug, logged with its traceback.  One that comes after the database stopped (a
+    rehash finishing during shutdown) is expected and only noted."""
+    if failure.check(DatabaseStopped):
+        log.warn("Store call {what} came after the database stopped", what=what,
+                 event="write_failed", **fields)
+    elif failure.check(WriteFailed):
+        log.error("Store call {what} failed: {error}", what=what, event="write_failed",
+                  error=failure.getErrorMessage(), **fields)
+    else:
+        log.failure("Store call {what} failed", failure, what=what, event="write_failed",
+                    **fields)
 
-    return deferred.addErrback(failed)
+
+def unattended(deferred: Deferred[T], what: str, **fields: str) -> Deferred[T | None]:
+    """A store write nobody waits for the answer to: a failure is logged
+    (``log_write_failed``) instead of lost."""
+    return deferred.addErrback(log_write_failed, what, **fields)
 
 
 class DatabaseThread(Service):
@@ -84,10 +101,28 @@ class DatabaseThread(Service):
         self._stopping = False
         self._finished = False
         self._waiters: list[Deferred[None]] = []
+        checkpoint = getattr(store, "checkpoint", None)
+        self._checkpoints: LoopingCall | None = None
+        self._checkpoint_pool = ThreadPool(minthreads=1, maxthreads=1,
+                                           name="fibsd-database-checkpoint")
+        self._checkpoint_pool.threadFactory = partial(  # type: ignore[assignment]
+            Thread, daemon=True)
+        if callable(checkpoint):
+            self._checkpoints = LoopingCall(self._checkpoint, checkpoint)
+            self._checkpoints.clock = reactor  # type: ignore[assignment]
 
     def start(self) -> None:
         """Start the worker; calls made before this wait in the queue."""
         self._pool.start()
+        if self._checkpoints is not None and not self._checkpoints.running:
+            self._checkpoint_pool.start()
+            self._checkpoints.start(CHECKPOINT_INTERVAL, now=False)
+
+    def _checkpoint(self, checkpoint: Callable[[], None]) -> Deferred[None]:
+        """One checkpoint on its own thread; the loop waits for it before the next."""
+        running = deferToThreadPool(self._reactor, self._checkpoint_pool, checkpoint)
+        return running.addErrback(
+            lambda failure: log.failure("Checkpointing the database failed", failure))
 
     def run(
         self,
@@ -125,6 +160,10 @@ class DatabaseThread(Service):
         self._waiters.append(waiter)
         if not self._stopping:
             self._stopping = True
+            if self._checkpoints is not None and self._checkpoints.running:
+                self._checkpoints.stop()
+            # Joins a checkpoint under way, so none runs when the store closes.
+            self._checkpoint_pool.stop()
             if not self._pool.started:
                 self._pool.start()  # never started: still close the store
             closing = deferToThreadPool(self._reactor, self._pool, self._store.close)

@@ -13,7 +13,7 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from fibsd.rules.dice import DiceSource, SystemDice
+from fibsd.rules.dice import SEED_BYTES, DiceSource
 from fibsd.server.feed import Feed
 from fibsd.wire import clip
 
@@ -47,11 +47,15 @@ class Lobby:
         # here briefly (fibsd.server.feed).
         self.feed = Feed(clock, presence_delay)
         self.online: dict[str, OnlineUser] = {}
-        # Matches (fibsd.server.match): the dice every match rolls with (tests script
-        # them), the coin that picks game one's colours, live matches and invitations
-        # by player name.
-        self.dice: DiceSource = dice if dice is not None else SystemDice()
+        # Matches (fibsd.server.match): each rolls its own seeded dice from a server
+        # seed drawn here (protocol/fair-dice.md), unless a test scripts ``dice`` for
+        # every match; the coin that picks game one's colours, live matches and
+        # invitations by player name.
+        self.dice: DiceSource | None = dice
+        self.draw_seed: Callable[[], bytes] = lambda: secrets.token_bytes(SEED_BYTES)
         self.coin: Callable[[], int] = lambda: secrets.randbelow(2)
+        # The server is shutting down: the matches it saves count against no one.
+        self.stopping = False
         self.matches: dict[str, Any] = {}
         self.invitations: dict[str, Any] = {}
         # Watched player's name -> the users whose ``watching`` names him (insertion

@@ -15,17 +15,45 @@ player; each sees the board as that player.
 
 Client mode (CLIP users, game-play.md 1.2): every block of lines caused by an event gets
 one empty line in front of it, except the direct reply to the user's own command.
+
+Durability (why every action waits for the database before it is announced): each action
+(and each start, resume, ``leave`` or departure) writes the whole match record, in the
+saved-match format ``invite``/``join`` resume from, through the single database thread,
+and the lines that announce the action are held until that write has committed.  Queuing
+the write before sending the lines would not be enough: a line handed to the socket
+reaches the client even if the process dies a moment later, while the queued write dies
+with it, so a client could see dice that a restart no longer knows (and a re-roll would
+let a player fish for better dice).  Held until the commit, a line can never outlive its
+write; a crash at any instant loses at most the action whose write had not committed, and
+nobody has seen its result.  Writes go through one thread in the order they were queued
+and their answers come back in that order, so held lines leave in action order too.  A
+match's later commands (``_in_order`` in ``commands/play.py``) and a new watcher's board
+wait until the writes before them have committed, so nobody is shown a state that is not
+yet on disk.  SQLite's WAL with ``synchronous=NORMAL`` makes a commit survive a crash of
+the process (the operating system holds the written pages); only a power loss can take the
+last commits back.  The end of a match records the result, the ratings and the removal of
+the saved row in one transaction, so a rating is never applied twice nor lost half-way.
+
+A write that fails (disk full, read-only database) is logged (event ``write_failed``) and
+the players are told with a ``** `` line; no line claims a save or a rating that did not
+happen: the rating calculation is shown, and the ratings change, only once the result is
+stored.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from twisted.logger import Logger
+from twisted.internet.defer import Deferred, succeed
+from twisted.python.failure import Failure
 
 from fibsd.rating import rate_match
+from fibsd.rules.dice import SeededDice
 from fibsd.rules.errors import GameStateError, InvalidPlayText, RulesError
 from fibsd.rules.events import (
     CannotMove,
@@ -51,8 +79,9 @@ from fibsd.rules.game import Phase
 from fibsd.rules.match import Match
 from fibsd.rules.notation import format_fibs_moves, parse_fibs_pairs, to_mover_numbering
 from fibsd.rules.play import OFF_POINT, Play
-from fibsd.server.dbthread import unattended
-from fibsd.store import FinishedMatch, SavedMatch
+from fibsd.server.dbthread import log_write_failed, unattended
+from fibsd.store import Departure, FinishedMatch, SavedMatch
+from fibsd.wire import fair_text
 from fibsd.wire import game_text as text
 from fibsd.wire import listings_text
 from fibsd.wire.ascii_board import render_board
@@ -62,6 +91,9 @@ from fibsd.wire.ratings_text import format_rating_calculation
 _log = Logger()
 
 if TYPE_CHECKING:
+    from twisted.internet.interfaces import IDelayedCall
+
+    from fibsd.config import FairPlay
     from fibsd.rules.dice import DiceSource
     from fibsd.server.lobby import Lobby
     from fibsd.server.user import OnlineUser
@@ -72,6 +104,7 @@ UNLIMITED_REDOUBLES = 99  # board field 52 for 'set redoubles unlimited'
 # Automatic rolls that cannot be played, in a row, before the server stops rolling on
 # its own (both players closed out with checkers on the bar would never end).
 MAX_AUTOMATIC_ROLLS = 50
+CLAIM_WARNING = 60  # seconds of warning before the opponent may claim
 
 
 def redouble_setting(value: str) -> int | None:
@@ -81,10 +114,36 @@ def redouble_setting(value: str) -> int | None:
     return 0 if value == "none" else int(value)
 
 
+@dataclass
+class _Result:
+    """A finished match waiting for its write: shown with ratings only once stored."""
+
+    finished: FinishedMatch
+    new_ratings: dict[str, tuple[float, int]] | None
+    printout: list[tuple[OnlineUser, list[str]]]  # rating calculation per recipient
+    before: list[tuple[OnlineUser, float, int]]  # ratings to restore if the write fails
+
+
+Blocks = dict["OnlineUser", list[list[str]]]
+
+
 def live_match(lobby: Lobby, player: str) -> LiveMatch | None:
     """The live match ``player`` plays, if any."""
     match = lobby.matches.get(player)
     return match if isinstance(match, LiveMatch) else None
+
+
+def _saved_dice(lobby: Lobby, record: Any, rules: Match) -> DiceSource:
+    """A saved match's dice: its own seed and counter; a record from before fair dice
+    goes on with a fresh seed whose counter starts after the rolls already made (those
+    are marked ``unseeded`` so a verifier skips them)."""
+    if record is not None:
+        return SeededDice.from_record(record)
+    if lobby.dice is not None:
+        return lobby.dice
+    made = sum(1 for game in rules.to_record()["games"] for entry in game
+               if entry[0] in ("opening", "roll"))
+    return SeededDice(lobby.draw_seed(), next_roll=made, unseeded=made)
 
 
 class LiveMatch:
@@ -95,16 +154,30 @@ class LiveMatch:
         self.rules = rules
         self.o_first = o_first  # the player who plays O in game one
         self.dice = dice
+        # The dice anyone can check (protocol/fair-dice.md); None only when a test
+        # scripts the lobby's dice.
+        self.fair = dice if isinstance(dice, SeededDice) else None
         self.joined: set[int] = set()  # players who typed 'join' for the next game
         self.forced = [0, 0]  # board field 50 per player: die of the last one-die roll
         self._actor: OnlineUser | None = None
         self._blocks: dict[OnlineUser, list[list[str]]] = {}
         self._after: list[Callable[[], None]] = []
+        # Stallers and droppers (protocol/fair-dice.md): since when the player to act
+        # has been silent, the timers of ``claim``, and (game, player, count) of the
+        # latest drops in a row on the dropper's own turn while behind.
+        self.silent_since = lobby.now()
+        self._claim_calls: list[IDelayedCall] = []
+        self.own_turn_drops: tuple[int, int, int] | None = None
+        self._result: _Result | None = None  # set by the end of the match
+        self._unsaved = 0  # writes queued whose answer has not come back
+        self._waiting: deque[Deferred[None]] = deque()  # see ``when_saved``
 
     # -- creating and saving ---------------------------------------------------------
 
     @classmethod
-    def new(cls, lobby: Lobby, inviter: OnlineUser, joiner: OnlineUser, length: int) -> LiveMatch:
+    def new(cls, lobby: Lobby, inviter: OnlineUser, joiner: OnlineUser, length: int,
+            server_seed: bytes | None = None) -> LiveMatch:
+        """``server_seed``: the seed whose commitment the invitation showed."""
         both = (inviter, joiner)
         limits = [redouble_setting(u.variables.get("redoubles", "none")) for u in both]
         known = [limit for limit in limits if limit is not None]
@@ -114,18 +187,26 @@ class LiveMatch:
             redouble_limit=min(known) if known else None,
             autodouble=all(u.toggles["autodouble"] for u in both),
         )
-        return cls(lobby, (inviter.name, joiner.name), rules, o_first=lobby.coin(),
-                   dice=lobby.dice)
+        dice = lobby.dice
+        if dice is None:
+            dice = SeededDice(server_seed or lobby.draw_seed(),
+                              (inviter.dice_text, joiner.dice_text))
+        return cls(lobby, (inviter.name, joiner.name), rules, o_first=lobby.coin(), dice=dice)
 
     def to_record(self) -> str:
         """The saved match: players, colours and the rules' full record, as JSON text."""
-        return json.dumps({
+        data = {
             "format": RECORD_FORMAT,
             "players": list(self.names),
             "o_first": self.o_first,
             "length": self.rules.length,
             "match": self.rules.to_record(),
-        }, separators=(",", ":"))
+        }
+        if self.fair is not None:
+            data["dice"] = self.fair.to_record()
+        if self.own_turn_drops is not None:
+            data["own_turn_drops"] = list(self.own_turn_drops)
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_record(cls, lobby: Lobby, record: str) -> LiveMatch:
@@ -139,9 +220,15 @@ class LiveMatch:
             if o_first not in (0, 1):
                 raise ValueError(f"o_first is {o_first}")
             rules = Match.from_record(data["match"])
+            dice = _saved_dice(lobby, data.get("dice"), rules)
+            drops = data.get("own_turn_drops")
+            own_turn_drops = None if drops is None else (int(drops[0]), int(drops[1]),
+                                                         int(drops[2]))
         except (AttributeError, KeyError, IndexError, TypeError) as error:
             raise ValueError(f"bad saved match: {error!r}") from error
-        return cls(lobby, names, rules, o_first=o_first, dice=lobby.dice)
+        match = cls(lobby, names, rules, o_first=o_first, dice=dice)
+        match.own_turn_drops = own_turn_drops
+        return match
 
     @staticmethod
     def saved_length(record: str) -> int:
@@ -186,7 +273,8 @@ class LiveMatch:
         if player not in self.names:
             player = user.watching if user.watching in self.names else self.names[0]
         user.watching = player
-        user.session.notify(*self.board_lines(user))
+        # After the writes under way: the board shows nothing that is not yet stored.
+        self.when_saved().addCallback(lambda _: user.session.notify(*self.board_lines(user)))
 
     # -- boards ----------------------------------------------------------------------------
 
@@ -287,19 +375,58 @@ class LiveMatch:
         for user, watched in self.watchers():
             self._block(user, watching(watched) if callable(watching) else watching)
 
-    def _run(self, actor: OnlineUser | None, action: Callable[[], None]) -> None:
-        """Run ``action`` with output collected, then send it: the actor's as a reply."""
+    def _run(self, actor: OnlineUser | None, action: Callable[[], None]) -> Deferred[None]:
+        """Run ``action`` with output collected, write the match, then send the output
+        (the actor's as a reply) once the write has committed."""
         outer = self._actor is not None or bool(self._blocks)
         if outer:
             action()
-            return
+            return succeed(None)
         self._actor = actor
         try:
             action()
         finally:
             blocks, self._blocks = self._blocks, {}
             after, self._after = self._after, []
+            result, self._result = self._result, None
             self._actor = None
+        db = self._db()
+        if db is None or (result is None and not self.is_live):  # nothing to store
+            self._send(blocks, actor, after)
+            return succeed(None)
+        if result is not None:
+            write = db.record_finished_match(result.finished, new_ratings=result.new_ratings)
+            what = "record_finished_match"
+        else:
+            write = db.save_match(self._saved())
+            what = "save_match"
+
+        def stored(_: object) -> None:
+            if result is not None:
+                for user, printout in result.printout:
+                    self._add(blocks, user, printout)
+            self._send(blocks, actor, after)
+
+        def failed(failure: Failure) -> None:
+            log_write_failed(failure, what, players=" ".join(self.names))
+            line = text.GAME_NOT_SAVED
+            if result is not None:
+                for user, rating, experience in result.before:
+                    user.rating, user.experience = rating, experience
+                line = text.RESULT_NOT_SAVED
+            for player in (0, 1):
+                self._add(blocks, self.user(player), [line])
+            self._send(blocks, actor, after)
+
+        return self._written(write.addCallbacks(stored, failed))
+
+    @staticmethod
+    def _add(blocks: Blocks, user: OnlineUser | None, lines: list[str]) -> None:
+        if user is not None:
+            blocks.setdefault(user, []).append(lines)
+
+    def _send(self, blocks: Blocks, actor: OnlineUser | None,
+              after: list[Callable[[], None]]) -> None:
         for user, user_blocks in blocks.items():
             lines: list[str] = []
             for number, block in enumerate(user_blocks):
@@ -312,17 +439,62 @@ class LiveMatch:
                 user.session.notify(*lines)
         for call in after:
             call()
+        self._arm_claim()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    @property
+    def is_live(self) -> bool:
+        """Whether the match is still being played (not finished, left or saved)."""
+        return any(self.lobby.matches.get(name) is self for name in self.names)
+
+    @property
+    def unsaved(self) -> bool:
+        """Whether a write of this match is under way (commands wait only while one is:
+        ``_written`` lets the waiting ones go in order as soon as none is)."""
+        return self._unsaved > 0
+
+    def when_saved(self) -> Deferred[None]:
+        """Fires once every write queued for this match has been answered, and every
+        command that waited before has run (one at a time: one that writes again makes
+        the next wait for that write too)."""
+        if not self.unsaved:
+            return succeed(None)
+        waiter: Deferred[None] = Deferred()
+        self._waiting.append(waiter)
+        return waiter
+
+    def _written(self, write: Deferred[None]) -> Deferred[None]:
+        """Count ``write`` as under way until its answer (and its lines) are through."""
+        self._unsaved += 1
+
+        def settle(result: object) -> object:
+            self._unsaved -= 1
+            while self._waiting and self._unsaved == 0:
+                self._waiting.popleft().callback(None)
+            return result
+
+        return write.addBoth(settle)
+
+    def _saved(self) -> SavedMatch:
+        a, b = sorted(self.names)
+        return SavedMatch(a, b, int(self.lobby.now()), self.to_record())
 
     # -- starting ------------------------------------------------------------------------
 
-    def begin(self, inviter: OnlineUser, joiner: OnlineUser, *, resumed: bool) -> None:
-        """The players have agreed: register the match and send the start (or resume)
+    def begin(self, inviter: OnlineUser, joiner: OnlineUser, *,
+              resumed: bool) -> Deferred[None]:
+        """The players have agreed: register the match, write it (a new match replaces
+        the pair's saved one, between-games.md 1.1) and then send the start (or resume)
         lines; ``joiner`` typed the command."""
         for name in self.names:
             self.lobby.matches[name] = self
             self.lobby.invitations.pop(name, None)
         inviter.playing, joiner.playing = joiner.name, inviter.name
         inviter.watching = joiner.watching = None  # a player watches no one (watching.py)
+        db = self._db()
+        if db is not None:  # whoever left this pair's match is back: nothing to count
+            unattended(db.clear_departure(*self.names), "clear_departure")
         length = self.rules.length
         report = (text.report_resume if resumed else text.report_start)(
             inviter.name, joiner.name, length)
@@ -345,12 +517,15 @@ class LiveMatch:
                 self._block(joiner, [text.now_playing(inviter.name, length)])
                 self._block(inviter, [text.has_joined(joiner.name, length)])
                 self._start_game()
+            self._after.append(announce)
 
-        self._run(joiner, start)
-        # Others see the two who-info updates first, then the report (between-games 2.3).
-        self.lobby.broadcast_who(inviter)
-        self.lobby.broadcast_who(joiner)
-        self._report(report)
+        def announce() -> None:
+            # Others see the two who-info updates first, then the report (between-games 2.3).
+            self.lobby.broadcast_who(inviter)
+            self.lobby.broadcast_who(joiner)
+            self._report(report)
+
+        return self._run(joiner, start)
 
     def _report(self, line: str) -> None:
         """``line`` to users with ``report`` on who neither play nor watch this match."""
@@ -429,11 +604,11 @@ class LiveMatch:
 
     # -- actions (each raises the rules' error before anything is sent) --------------------
 
-    def roll(self, user: OnlineUser) -> None:
+    def roll(self, user: OnlineUser) -> Deferred[None]:
         player = self.index(user)
-        self._run(user, lambda: self._roll(player))
+        return self._run(user, lambda: self._roll(player))
 
-    def move(self, user: OnlineUser, move_text: str) -> None:
+    def move(self, user: OnlineUser, move_text: str) -> Deferred[None]:
         player = self.index(user)
         try:
             pairs = parse_fibs_pairs(move_text)
@@ -442,7 +617,7 @@ class LiveMatch:
             raise
         own = to_mover_numbering(pairs, self.colour(player).direction)
         events = self.rules.move(player, own)
-        self._run(user, lambda: self._moved(player, events))
+        return self._run(user, lambda: self._moved(player, events))
 
     def _check_state_to_move(self, player: int) -> None:
         """Raise the state error a move would get, whatever its text."""
@@ -453,46 +628,45 @@ class LiveMatch:
         except RulesError:
             pass
 
-    def double(self, user: OnlineUser) -> None:
+    def double(self, user: OnlineUser) -> Deferred[None]:
         events = self.rules.double(self.index(user))
-        self._run(user, lambda: self._events(events))
+        return self._run(user, lambda: self._events(events))
 
-    def redouble(self, user: OnlineUser) -> None:
+    def redouble(self, user: OnlineUser) -> Deferred[None]:
         events = self.rules.redouble(self.index(user))
-        self._run(user, lambda: self._events(events))
+        return self._run(user, lambda: self._events(events))
 
-    def accept(self, user: OnlineUser) -> None:
+    def accept(self, user: OnlineUser) -> Deferred[None]:
         events = self.rules.accept(self.index(user))
-        self._run(user, lambda: self._answered(events))
+        return self._run(user, lambda: self._answered(events))
 
-    def reject(self, user: OnlineUser) -> None:
+    def reject(self, user: OnlineUser) -> Deferred[None]:
         events = self.rules.reject(self.index(user))
-        self._run(user, lambda: self._answered(events))
+        return self._run(user, lambda: self._answered(events))
 
-    def resign(self, user: OnlineUser, kind: WinKind) -> None:
+    def resign(self, user: OnlineUser, kind: WinKind) -> Deferred[None]:
         events = self.rules.resign(self.index(user), kind)
-        self._run(user, lambda: self._events(events))
+        return self._run(user, lambda: self._events(events))
 
-    def bear_off(self, user: OnlineUser) -> bool:
-        """The ``off`` command: a greedy bear-off now; False when none is possible."""
+    def bear_off(self, user: OnlineUser) -> Deferred[None] | None:
+        """The ``off`` command: a greedy bear-off now; None when none is possible."""
         player = self.index(user)
         play = self._greedy_play()
         if self.rules.turn != player or play is None:
-            return False
-        self._run(user, lambda: self._auto_play(player, play, greedy=True))
-        return True
+            return None
+        return self._run(user, lambda: self._auto_play(player, play, greedy=True))
 
-    def join_next(self, user: OnlineUser) -> bool:
-        """``join`` between games; False when no game is waiting to start."""
+    def join_next(self, user: OnlineUser) -> Deferred[None] | None:
+        """``join`` between games; None when no game is waiting to start."""
         if not self.rules.waiting_for_new_game:
-            return False
+            return None
         player = self.index(user)
         self.joined.add(player)
         if len(self.joined) < 2:
             user.session.send(text.please_wait_join(self.names[1 - player]))
-        else:
-            self._run(user, self._start_game)
-        return True
+            self._arm_claim()
+            return succeed(None)
+        return self._run(user, self._start_game)
 
     # -- what follows an action ------------------------------------------------------------
 
@@ -666,6 +840,8 @@ class LiveMatch:
             self.forced[p] = self._forced_die(dice)
         rolled = (p, dice) if event.playable == 0 else None
         roller = self.user(p)
+        if roller is not None:
+            roller.rolls_seen[6 * (dice[0] - 1) + dice[1] - 1] += 1
         mine = [text.you_roll(dice)]
         if roller is not None and roller.toggles["moreboards"]:
             mine += self.board_lines(roller, rolled=rolled)
@@ -752,16 +928,21 @@ class LiveMatch:
         self._say(w, [text.you_win_match(length, final)], [others], [others])
         winner, loser = self.user(w), self.user(1 - w)
         change = None
+        printout: list[tuple[OnlineUser, list[str]]] = []
+        before: list[tuple[OnlineUser, float, int]] = []
         if length and winner is not None and loser is not None:
             change = rate_match(winner.rating, winner.experience, loser.rating,
                                 loser.experience, length)
-            printout = format_rating_calculation(change, names[w], names[1 - w])
-            for user in (winner, loser):
-                if user.toggles["ratings"]:
-                    self._block(user, printout)
+            lines = format_rating_calculation(change, names[w], names[1 - w])
+            printout = [(user, lines) for user in (winner, loser) if user.toggles["ratings"]]
+            before = [(user, user.rating, user.experience) for user in (winner, loser)]
             winner.rating, winner.experience = change.new_winner_rating, \
                 change.new_winner_experience
             loser.rating, loser.experience = change.new_loser_rating, change.new_loser_experience
+        if self.fair is not None:
+            for user in (winner, loser):
+                if user is not None and user.session.settings.fair.announce_seed:
+                    self._block(user, [fair_text.seed_revealed(self.fair.server_seed)])
         self._close()
         _log.info("{winner} wins a {length}-point match against {loser} {score[0]}-{score[1]}",
                   event="match_end", winner=names[w], loser=names[1 - w], length=length,
@@ -777,7 +958,7 @@ class LiveMatch:
             new_ratings = {names[w]: (change.new_winner_rating, change.new_winner_experience),
                            names[1 - w]: (change.new_loser_rating,
                                           change.new_loser_experience)}
-        db = self._db()
+        self._result = _Result(finished, new_ratings, printout, before)
 
         def announce() -> None:
             self._report(text.report_result(names[w], length, names[1 - w], final))
@@ -786,51 +967,58 @@ class LiveMatch:
                     self.lobby.broadcast_who(user)
 
         self._after.append(announce)
-        if db is not None:
-            unattended(db.record_finished_match(finished, new_ratings=new_ratings),
-                       "record_finished_match")
 
     # -- ending without a winner --------------------------------------------------------------
 
-    def suspend(self, leaver: OnlineUser, *, departure: str | None = None) -> Any:
+    def suspend(self, leaver: OnlineUser, *, departure: str | None = None) -> Deferred[None]:
         """Save the match because ``leaver`` typed ``leave`` (``departure`` None) or left
-        the server (``departure`` = the logout notice).  Returns the store's Deferred."""
+        the server (``departure`` = the logout notice).  The lines saying so are sent
+        once the write has committed (or say that it failed); returns that Deferred."""
         player = self.index(leaver)
-        other = self.user(1 - player)
         db = self._db(leaver)
-        saved = None
-        _log.info("match of {players[0]} and {players[1]} saved: {leaver} left",
-                  event="match_save", players=list(self.names), leaver=leaver.name)
-        if db is not None:
-            a, b = sorted(self.names)
-            saved = unattended(db.save_match(SavedMatch(a, b, int(self.lobby.now()),
-                                                        self.to_record())), "save_match")
+        counts_now = self._count_drop(player, dropped=departure is not None)
+        saved = self._saved()
         self._close()
-        if departure is None:
-            leaver.session.send(text.YOU_TERMINATED)
-            if other is not None:
-                other.session.notify(text.player_left(leaver.name))
-        else:
-            if other is not None:
-                other.session.notify(text.game_saved(departure))
-        if departure is not None:
-            line = text.game_saved(departure)
-            for user, _ in self.watchers():
-                user.session.notify_event(line)
-        if departure is None:
-            self.lobby.broadcast_who(leaver)
-        if other is not None:
-            self.lobby.broadcast_who(other)
-        if departure is None:
-            line = text.report_left(leaver.name, self.names[1 - player])
-            for user in self.lobby.users():
-                if user.name in self.names:
-                    continue
-                if user.toggles["report"] or user.watching in self.names:
+        write = db.save_match(saved) if db is not None else succeed(None)
+
+        def tell(stored: bool) -> None:
+            if stored:
+                _log.info("match of {players[0]} and {players[1]} saved: {leaver} left",
+                          event="match_save", players=list(self.names), leaver=leaver.name)
+                if db is not None:  # a departure from a match that can be resumed
+                    self._departed(db, leaver.session.settings.fair, player, counts_now)
+            other = self.user(1 - player)
+            if departure is None:
+                leaver.session.send(text.YOU_TERMINATED if stored else text.YOU_TERMINATED_UNSAVED)
+                if other is not None:
+                    other.session.notify(text.player_left(leaver.name) if stored
+                                         else text.player_left_unsaved(leaver.name))
+            else:
+                line = text.game_saved(departure) if stored else text.game_unsaved(departure)
+                if other is not None:
+                    other.session.notify(line)
+                for user, _ in self.watchers():
                     user.session.notify_event(line)
-        return saved
+            if departure is None:
+                self.lobby.broadcast_who(leaver)
+            if other is not None:
+                self.lobby.broadcast_who(other)
+            if departure is None:
+                line = text.report_left(leaver.name, self.names[1 - player])
+                for user in self.lobby.users():
+                    if user.name in self.names:
+                        continue
+                    if user.toggles["report"] or user.watching in self.names:
+                        user.session.notify_event(line)
+
+        def failed(failure: Failure) -> None:
+            log_write_failed(failure, "save_match", players=" ".join(self.names))
+            tell(False)
+
+        return self._written(write.addCallbacks(lambda _: tell(True), failed))
 
     def _close(self) -> None:
+        self._cancel_claim()
         for name in self.names:
             if self.lobby.matches.get(name) is self:
                 del self.lobby.matches[name]
@@ -843,3 +1031,96 @@ class LiveMatch:
             if user is not None:
                 return user.session.db
         return None
+
+    # -- droppers and stallers (protocol/fair-dice.md) -------------------------------------
+
+    def _count_drop(self, player: int, *, dropped: bool) -> bool:
+        """Note a departure; True when it is the second drop in a row in this game on
+        the dropper's own turn while behind in the race (it counts at once)."""
+        if self.lobby.stopping:
+            return False  # a shutdown is nobody's drop
+        rules = self.rules
+        own, theirs = self.pips(player)
+        if not dropped or rules.to_act != player or own <= theirs:
+            self.own_turn_drops = None
+            return False
+        last = self.own_turn_drops
+        count = last[2] + 1 if last is not None and last[:2] == (rules.number, player) else 1
+        self.own_turn_drops = (rules.number, player, count)
+        return count >= 2
+
+    def _departed(self, db: Any, fair: FairPlay, dropper: int, counts_now: bool) -> None:
+        """Remember who left the saved match, for the abandonment count (not when the
+        server saves it because it is shutting down)."""
+        if fair.abandon_days > 0 and not self.lobby.stopping:
+            a, b = sorted(self.names)
+            departure = Departure(a, b, self.names[dropper], int(self.lobby.now()),
+                                  counts_now=counts_now)
+            unattended(db.record_departure(departure), "record_departure")
+
+    def silent_player(self) -> int | None:
+        """The player everyone waits for: the one to act, or between games the one who
+        has not typed ``join`` while the other has."""
+        if self.rules.waiting_for_new_game:
+            return 1 - next(iter(self.joined)) if len(self.joined) == 1 else None
+        return self.rules.to_act
+
+    def _fair_settings(self) -> FairPlay | None:
+        for player in (0, 1):
+            user = self.user(player)
+            if user is not None:
+                return user.session.settings.fair
+        return None
+
+    def _cancel_claim(self) -> None:
+        for call in self._claim_calls:
+            if call.active():
+                call.cancel()
+        self._claim_calls = []
+
+    def _arm_claim(self) -> None:
+        """Something happened: the silence starts again, for whoever acts now."""
+        self._cancel_claim()
+        self.silent_since = self.lobby.now()
+        fair = self._fair_settings()
+        silent = self.silent_player()
+        if fair is None or not fair.claim_after or silent is None:
+            return
+        if self.lobby.matches.get(self.names[0]) is not self:
+            return
+        clock = self.lobby.clock
+        self._claim_calls = [
+            clock.callLater(max(fair.claim_after - CLAIM_WARNING, 0), self._tell, silent,
+                            fair_text.claim_warning(self.names[1 - silent])),
+            clock.callLater(fair.claim_after, self._tell, 1 - silent,
+                            fair_text.claimable(self.names[silent])),
+        ]
+
+    def _tell(self, player: int, line: str) -> None:
+        user = self.user(player)
+        if user is not None:
+            user.session.notify(line)
+
+    def claim(self, claimant: OnlineUser) -> Any:
+        """``claimant``'s opponent stayed silent too long: save the match as abandoned
+        by him.  Returns the store's Deferred."""
+        silent = 1 - self.index(claimant)
+        silent_user = self.user(silent)
+        db = self._db(claimant)
+        a, b = sorted(self.names)
+        self.own_turn_drops = None
+        saved = unattended(db.save_match(SavedMatch(a, b, int(self.lobby.now()),
+                                                    self.to_record())), "save_match")
+        self._departed(db, claimant.session.settings.fair, silent, False)
+        self._close()
+        claimant.session.send(fair_text.you_claimed(self.names[silent]))
+        if silent_user is not None:
+            silent_user.session.notify(fair_text.claimed_from_you(claimant.name))
+            self.lobby.broadcast_who(silent_user)
+        self.lobby.broadcast_who(claimant)
+        line = text.report_left(self.names[silent], claimant.name)
+        for user in self.lobby.users():
+            if user.name not in self.names and (user.toggles["report"]
+                                                or user.watching in self.names):
+                user.session.notify_event(line)
+        return saved

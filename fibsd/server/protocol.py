@@ -237,6 +237,7 @@ class FibsFactory(ServerFactory):
         """Tell every connection goodbye and close it; fires once all are gone (after
         ``grace`` seconds the stragglers that do not read their goodbye are aborted)."""
         self._closed = Deferred()
+        self.services.lobby.stopping = True  # matches saved now were left by no one
         for protocol in list(self.connections):
             if protocol.session is not None:
                 protocol.session.shutdown()

@@ -37,11 +37,11 @@ from fibsd.config import Settings
 from fibsd.server import commands
 from fibsd.server.access import (
     Attempt, LoginThrottle, RefusalLog, RegistrationLimit, network, shown_host)
-from fibsd.server.dbthread import unattended
+from fibsd.server.dbthread import log_write_failed, unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
 from fibsd.administration import banned_text
-from fibsd.store import Ban, NameTaken, StoredMessage, UserRecord
+from fibsd.store import Ban, NameTaken, StoredMessage, UserRecord, WriteFailed
 from fibsd.wire import chat, clip
 from fibsd.wire.input import (
     NAME_MAX,
@@ -105,6 +105,7 @@ SERVER_FULL = "** Sorry, the server is full. Please try again later."
 TOO_MANY_FAILURES = "** Too many failed logins. Closing the connection."
 TOO_MANY_REGISTRATIONS = ("** Too many new accounts from your address. "
                           "Please try again in {minutes} minutes.")
+NOT_SAVED = "Sorry, that was not saved: the server could not write its database."
 
 
 LOGGED_MESSAGE = 200  # characters of an error's message that reach the log
@@ -407,13 +408,18 @@ class Session:
         """An unexpected error: log it, answer with a `** ` line, keep the connection."""
         if self.phase is Phase.CLOSED:
             return Phase.CLOSED
+        refused = failure.check(WriteFailed) is not None
         user = self.user.name if self.user is not None else self._pending_name or self._new_name
-        command = self._command[:40] if self.phase is Phase.READY else self.phase.value
-        log.failure("Unexpected error in phase {phase} (user {user}, command {command})",
-                    _clipped(failure), phase=self.phase, event="error", user=user,
-                    command=command)
+        if refused:  # the database refused a write: an operating condition, not a bug
+            log_write_failed(failure, "command", user=user, phase=self.phase.value)
+        else:
+            command = self._command[:40] if self.phase is Phase.READY else self.phase.value
+            log.failure("Unexpected error in phase {phase} (user {user}, command {command})",
+                        _clipped(failure), phase=self.phase, event="error", user=user,
+                        command=command)
         if self.phase is Phase.READY:
-            self.error("Sorry, the server could not complete that command.")
+            self.error(NOT_SAVED if refused else
+                       "Sorry, the server could not complete that command.")
             self._prompt()
             return Phase.READY
         self.write("\r\n** Sorry, something went wrong. Please try again.\r\n" + LOGIN_PROMPT,

@@ -45,6 +45,11 @@ class OnlineUser:
     # The terms of the last invitation each inviter sent this user (0 unlimited, None
     # resume): a join must not bind to terms the user may not have read yet.
     invitations_seen: dict[str, int | None] = field(default_factory=dict)
+    # Fair dice (fibsd.server.commands.fair): the ``diceseed`` text mixed into the next
+    # match's seed, and how often each of the 36 rolls came to this user since login
+    # (index 6 * (die1 - 1) + die2 - 1), for ``dicetest``.
+    dice_text: str = ""
+    rolls_seen: list[int] = field(default_factory=lambda: [0] * 36)
     # The CLIP 5 line around its idle field, and the fields it was made from.
     _who_parts: tuple[str, str] = field(default=("", ""), init=False, repr=False)
     _who_key: tuple[Any, ...] = field(default=(), init=False, repr=False)

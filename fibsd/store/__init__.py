@@ -15,6 +15,9 @@ Invariants every implementation keeps (``tests/store/test_contract.py`` checks t
 * A new account starts at rating 1500.0 and experience 0, with no settings.
 * A saved match is keyed by its unordered pair of players: the record comes back with
   ``player_a``/``player_b`` in sorted order, whichever order it was saved or asked for.
+* A write the database refuses (a full disk, a read-only file, an I/O error) raises
+  ``WriteFailed`` and writes nothing; opening a store that cannot be written raises it
+  at once, so a server never starts on a database it cannot keep its promises in.
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ class NameTaken(Exception):
 
 class UnknownUser(KeyError):
     """No account has this name."""
+
+
+class WriteFailed(Exception):
+    """The database refused a write (disk full, read-only, I/O error): nothing of the
+    call was written.  The message is the database's own."""
 
 
 INITIAL_RATING = 1500.0
@@ -110,6 +118,20 @@ class AdminAction:
     action: str  # alert, kick, ban, unban, password, rename, delete, reload, shutdown ...
     target: str = ""
     detail: str = ""
+
+
+@dataclass(frozen=True)
+class Departure:
+    """A saved match one player left or dropped (or was claimed from): it counts as
+    abandoned if he does not resume it in time once his opponent has offered to
+    (``offered``), or at once (``counts_now``: twice dropped on his own turn when behind)."""
+
+    player_a: str
+    player_b: str
+    dropper: str
+    left: int  # Unix time
+    offered: bool = False
+    counts_now: bool = False
 
 
 @dataclass(frozen=True)
@@ -242,6 +264,41 @@ class Store(Protocol):
     def rating_steps(self, name: str, limit: int) -> list[RatingStep]:
         """``name``'s rating changes in his last ``limit`` finished matches, oldest
         first (the web face's rating chart)."""
+        ...
+
+    # fair play (protocol/fair-dice.md)
+    def record_departure(self, departure: Departure) -> None:
+        """Keep a departure, replacing any for the same pair."""
+        ...
+
+    def offer_resume(self, name: str) -> None:
+        """``name`` offers to resume every match another player left him in."""
+        ...
+
+    def clear_departure(self, player_a: str, player_b: str) -> None: ...
+
+    def due_departures(self, left_before: int) -> list[Departure]:
+        """Departures that count at once or whose player left before ``left_before``."""
+        ...
+
+    def count_abandonment(
+        self,
+        departure: Departure,
+        adjudicated: FinishedMatch | None = None,
+        new_ratings: Mapping[str, tuple[float, int]] | None = None,
+        notices: Mapping[str, str] | None = None,
+    ) -> None:
+        """In one transaction: the dropper's abandonment counted, the departure gone,
+        and for an adjudicated match its result kept (as ``record_finished_match``),
+        the dropper's adjudications counted and a notice kept for each named player."""
+        ...
+
+    def take_notices(self, name: str) -> list[str]:
+        """The notices waiting for ``name``, oldest first, removed from the store."""
+        ...
+
+    def reliability(self, name: str) -> tuple[int, int, int]:
+        """(matches abandoned, of those adjudicated, matches finished) for ``name``."""
         ...
 
     def close(self) -> None: ...

@@ -108,7 +108,35 @@ def migrate_4(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_4)
+def migrate_6(conn: sqlite3.Connection) -> None:
+    """Fair play: abandonment counts, departures waiting to count, login notices."""
+    for statement in (
+        "ALTER TABLE users ADD COLUMN abandoned INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE users ADD COLUMN adjudicated INTEGER NOT NULL DEFAULT 0",
+        """CREATE TABLE departures (
+            player_a TEXT NOT NULL REFERENCES users (name) ON DELETE CASCADE,
+            player_b TEXT NOT NULL REFERENCES users (name) ON DELETE CASCADE,
+            dropper TEXT NOT NULL,
+            left_at INTEGER NOT NULL,
+            offered INTEGER NOT NULL DEFAULT 0,
+            counts_now INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (player_a, player_b),
+            CHECK (player_a <= player_b)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX departures_left ON departures (left_at)",
+        """CREATE TABLE notices (
+            id INTEGER PRIMARY KEY,
+            recipient_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            text TEXT NOT NULL
+        )""",
+        "CREATE INDEX notices_recipient ON notices (recipient_id, id)",
+    ):
+        conn.execute(statement)
+
+
+# migrate_6 follows the migrations this branch has (1 and 4); once 2, 3 and 5 are in,
+# it is sixth.
+MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_4, migrate_6)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

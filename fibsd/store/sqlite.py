@@ -7,10 +7,19 @@ the main thread and then used by the single database worker thread; never by two
 threads at once.  Files use WAL journaling with ``synchronous=NORMAL``: a commit
 survives a crash of the process, and readers (an operator's ``sqlite3`` shell) do not
 block the server.
+
+A write the database refuses (``SQLITE_FULL``, ``SQLITE_READONLY``, an I/O error) is
+rolled back and raised as ``WriteFailed``; opening runs one real write (a no-op update
+of the schema version row, committed) so that a database the server could not write
+stops it at start instead of failing every save later.
+
+Privacy: the file holds password hashes, so a new database file is created with mode
+0600 (owner only); SQLite gives its ``-wal`` and ``-shm`` files the database file's mode.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -20,6 +29,7 @@ from typing import Any
 from fibsd.store import (
     AdminAction,
     Ban,
+    Departure,
     FinishedMatch,
     NameTaken,
     RatingStep,
@@ -27,10 +37,17 @@ from fibsd.store import (
     StoredMessage,
     UnknownUser,
     UserRecord,
+    WriteFailed,
 )
 from fibsd.store.migrations import upgrade
 
 _BUSY_TIMEOUT_MS = 5000
+# WAL pages after which a commit checkpoints by itself (SQLite's default is 1000).  The
+# server checkpoints from a second connection on a thread of its own (``checkpoint``),
+# so that the writes, one per game action, never wait for a checkpoint's copying and
+# syncing; this is only the backstop for a store used without it.
+_AUTOCHECKPOINT_PAGES = 10000
+PRIVATE_MODE = 0o600  # owner read and write only
 
 _USER_COLUMNS = (
     "id, name, password_hash, created, last_login, last_host, last_logout,"
@@ -45,6 +62,16 @@ _MATCH_COLUMNS = (
 def _finished(row: tuple[Any, ...]) -> FinishedMatch:
     """A ``finished_matches`` row read as ``id, <_MATCH_COLUMNS>``."""
     return FinishedMatch(*row[1:], id=row[0])
+
+
+def create_private(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 if it does not exist (SQLite would create
+    it with the umask's mode, commonly 0644: readable by every local user).  An
+    existing file keeps its mode: an operator may have chosen it."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE))
+    except FileExistsError:
+        pass
 
 
 def _pair(player_a: str, player_b: str) -> tuple[str, str]:
@@ -62,32 +89,49 @@ class SQLiteStore:
     def __init__(self, path: str | Path) -> None:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
+            create_private(Path(path))
         self._conn = sqlite3.connect(
             str(path), isolation_level=None, check_same_thread=False
         )
         self._conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
         self._conn.execute("PRAGMA foreign_keys = ON")
+        self._path = str(path)
+        self._checkpointer: sqlite3.Connection | None = None
         if str(path) != ":memory:":
             self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute(f"PRAGMA wal_autocheckpoint = {_AUTOCHECKPOINT_PAGES}")
         self._conn.execute("PRAGMA synchronous = NORMAL")
         try:
             upgrade(self._conn)
+            self._check_writable()
         except BaseException:
             self._conn.close()
             raise
+
+    def _check_writable(self) -> None:
+        """One committed write, so that an unwritable database fails here."""
+        with self._transaction() as cursor:
+            cursor.execute("UPDATE schema_version SET applied = applied"
+                           " WHERE version = (SELECT max(version) FROM schema_version)")
 
     @contextmanager
     def _transaction(self, write: bool = True) -> Iterator[sqlite3.Cursor]:
         """One transaction; a writer takes the write lock at once (IMMEDIATE) so
         it never fails half-way for want of it, a reader gets a stable snapshot."""
         cursor = self._conn.cursor()
-        cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         try:
-            yield cursor
-        except BaseException:
-            cursor.execute("ROLLBACK")
-            raise
-        cursor.execute("COMMIT")
+            cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield cursor
+                cursor.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:  # a failed COMMIT may have ended it
+                    cursor.execute("ROLLBACK")
+                raise
+        except (sqlite3.OperationalError, sqlite3.InternalError) as error:
+            if not write:
+                raise
+            raise WriteFailed(str(error)) from error
 
     @staticmethod
     def _user_id(cursor: sqlite3.Cursor, name: str) -> int:
@@ -261,32 +305,38 @@ class SQLiteStore:
         new_ratings: Mapping[str, tuple[float, int]] | None = None,
     ) -> None:
         with self._transaction() as cursor:
+            self._finish(cursor, match, new_ratings)
+
+    @staticmethod
+    def _finish(cursor: sqlite3.Cursor, match: FinishedMatch,
+                new_ratings: Mapping[str, tuple[float, int]] | None) -> None:
+        """``record_finished_match``'s writes, inside the caller's transaction."""
+        cursor.execute(
+            f"INSERT INTO finished_matches ({_MATCH_COLUMNS})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                match.winner,
+                match.loser,
+                match.length,
+                match.winner_points,
+                match.loser_points,
+                match.finished,
+                match.record,
+                match.winner_rating_change,
+                match.loser_rating_change,
+            ),
+        )
+        cursor.execute(
+            "DELETE FROM saved_matches WHERE player_a = ? AND player_b = ?",
+            _pair(match.winner, match.loser),
+        )
+        for name, (rating, experience) in (new_ratings or {}).items():
             cursor.execute(
-                f"INSERT INTO finished_matches ({_MATCH_COLUMNS})"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    match.winner,
-                    match.loser,
-                    match.length,
-                    match.winner_points,
-                    match.loser_points,
-                    match.finished,
-                    match.record,
-                    match.winner_rating_change,
-                    match.loser_rating_change,
-                ),
+                "UPDATE users SET rating = ?, experience = ? WHERE name = ?",
+                (rating, experience, name),
             )
-            cursor.execute(
-                "DELETE FROM saved_matches WHERE player_a = ? AND player_b = ?",
-                _pair(match.winner, match.loser),
-            )
-            for name, (rating, experience) in (new_ratings or {}).items():
-                cursor.execute(
-                    "UPDATE users SET rating = ?, experience = ? WHERE name = ?",
-                    (rating, experience, name),
-                )
-                if cursor.rowcount == 0:
-                    raise UnknownUser(name)
+            if cursor.rowcount == 0:
+                raise UnknownUser(name)
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         rows = self._conn.execute(
@@ -401,5 +451,106 @@ class SQLiteStore:
         ).fetchall()
         return [RatingStep(*row) for row in reversed(rows)]
 
+    # fair play
+
+    def record_departure(self, departure: Departure) -> None:
+        player_a, player_b = _pair(departure.player_a, departure.player_b)
+        with self._transaction() as cursor:
+            for player in (player_a, player_b):
+                self._user_id(cursor, player)
+            cursor.execute(
+                "INSERT OR REPLACE INTO departures"
+                " (player_a, player_b, dropper, left_at, offered, counts_now)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (player_a, player_b, departure.dropper, departure.left,
+                 int(departure.offered), int(departure.counts_now)),
+            )
+
+    def offer_resume(self, name: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "UPDATE departures SET offered = 1"
+                " WHERE (player_a = ? OR player_b = ?) AND dropper != ?",
+                (name, name, name),
+            )
+
+    def clear_departure(self, player_a: str, player_b: str) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM departures WHERE player_a = ? AND player_b = ?",
+                _pair(player_a, player_b),
+            )
+
+    def due_departures(self, left_before: int) -> list[Departure]:
+        rows = self._conn.execute(
+            "SELECT player_a, player_b, dropper, left_at, offered, counts_now FROM departures"
+            " WHERE counts_now = 1 OR left_at < ? ORDER BY left_at",
+            (left_before,),
+        ).fetchall()
+        return [Departure(a, b, dropper, left, bool(offered), bool(now))
+                for a, b, dropper, left, offered, now in rows]
+
+    def count_abandonment(
+        self,
+        departure: Departure,
+        adjudicated: FinishedMatch | None = None,
+        new_ratings: Mapping[str, tuple[float, int]] | None = None,
+        notices: Mapping[str, str] | None = None,
+    ) -> None:
+        with self._transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM departures WHERE player_a = ? AND player_b = ?",
+                _pair(departure.player_a, departure.player_b),
+            )
+            self._user_id(cursor, departure.dropper)
+            extra = ", adjudicated = adjudicated + 1" if adjudicated is not None else ""
+            cursor.execute(
+                f"UPDATE users SET abandoned = abandoned + 1{extra} WHERE name = ?",
+                (departure.dropper,),
+            )
+            if adjudicated is not None:
+                self._finish(cursor, adjudicated, new_ratings)
+            for name, text in (notices or {}).items():
+                cursor.execute(
+                    "INSERT INTO notices (recipient_id, text) VALUES (?, ?)",
+                    (self._user_id(cursor, name), text),
+                )
+
+    def take_notices(self, name: str) -> list[str]:
+        with self._transaction() as cursor:
+            row = cursor.execute("SELECT id FROM users WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                return []
+            rows = cursor.execute(
+                "SELECT text FROM notices WHERE recipient_id = ? ORDER BY id", (row[0],)
+            ).fetchall()
+            cursor.execute("DELETE FROM notices WHERE recipient_id = ?", (row[0],))
+        return [text for (text,) in rows]
+
+    def reliability(self, name: str) -> tuple[int, int, int]:
+        row = self._conn.execute(
+            "SELECT abandoned, adjudicated FROM users WHERE name = ?", (name,)
+        ).fetchone()
+        if row is None:
+            return (0, 0, 0)
+        (finished,) = self._conn.execute(
+            "SELECT count(*) FROM finished_matches WHERE winner = ? OR loser = ?", (name, name)
+        ).fetchone()
+        return (int(row[0]), int(row[1]), int(finished))
+
+    def checkpoint(self) -> None:
+        """Copy committed pages from the WAL into the database file (a PASSIVE
+        checkpoint: it never blocks a writer, nor waits for one).  Runs on its own
+        connection, so it may run on another thread than the other methods, but never
+        on two at once, nor after ``close``."""
+        if self._path == ":memory:":
+            return
+        if self._checkpointer is None:
+            self._checkpointer = sqlite3.connect(self._path, isolation_level=None,
+                                                 check_same_thread=False)
+        self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         self._conn.close()

@@ -309,7 +309,7 @@ class WebFace(Resource):
             try:
                 text = self._mats.keep(match_id, await deferToThread(
                     mat_text, found.record, date=finished_at(found.finished), site=self.site,
-                    match_id=match_id))
+                    match_id=match_id, fair_dice=True))
             except (ValueError, KeyError, TypeError) as error:
                 _log.warn("match {id} cannot be exported: {error}", id=match_id,
                           error=str(error))

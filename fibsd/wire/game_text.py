@@ -175,6 +175,23 @@ def game_saved(departure: str) -> str:
     return f"{departure} The game was saved."
 
 
+# -- writes that failed (fibsd's own lines: protocol/play.md, "When the database fails") ------
+
+YOU_TERMINATED_UNSAVED = "** You terminated the game. It could not be saved."
+
+
+def player_left_unsaved(name: str) -> str:
+    return f"** Player {name} has left the game. It could not be saved."
+
+
+def game_unsaved(departure: str) -> str:
+    return f"** {departure} The game could not be saved."
+
+
+GAME_NOT_SAVED = "** Warning: the server could not save this match; a restart would lose it."
+RESULT_NOT_SAVED = "** The result of this match could not be saved; ratings are unchanged."
+
+
 # -- the game (game-play.md 2-7) -------------------------------------------------------
 
 def starting_new_game(opponent: str) -> str:

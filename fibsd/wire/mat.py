@@ -118,6 +118,7 @@ def mat_text(
     date: datetime.date | None = None,
     site: str = "",
     match_id: int | str | None = None,
+    fair_dice: bool = False,
 ) -> str:
     """The ``.mat`` text of a match.
 
@@ -128,17 +129,21 @@ def mat_text(
     ``date`` (a ``datetime`` adds the time of day) and ``site`` go in the header; so
     does ``match_id`` as ``[Match ID]``.  Raises ``InvalidRecord`` for a record the
     rules engine cannot replay (``ValueError`` for text that is not JSON).  A game
-    still under way is written as far as it went.
+    still under way is written as far as it went.  ``fair_dice`` adds the seed of its
+    dice and both players' dice texts (protocol/fair-dice.md), for a finished match
+    only: while a match is saved its seed is secret.
     """
     data: Any = json.loads(record) if isinstance(record, str) else record
+    dice: Any = None
     if isinstance(data, Mapping) and "match" in data and "players" in data:
         players = players or data["players"]
+        dice = data.get("dice") if fair_dice else None
         data = data["match"]
     if players is None or len(players) != 2:
         raise ValueError("mat_text needs the two players' names")
     match = Match.from_record(data)
     names = (str(players[0]), str(players[1]))
-    lines = _header(match, names, date, site, match_id)
+    lines = _header(match, names, date, site, match_id, dice)
     lines += [f" {match.length} point match", ""]
     score = [0, 0]
     for number, game in enumerate(match.games, 1):
@@ -161,7 +166,7 @@ def _tag_value(text: str) -> str:
 
 
 def _header(match: Match, names: tuple[str, str], date: datetime.date | None, site: str,
-            match_id: int | str | None) -> list[str]:
+            match_id: int | str | None, dice: Any = None) -> list[str]:
     tags: list[tuple[str, str]] = []
     if site:
         tags.append(("Site", _tag_value(site)))
@@ -178,7 +183,19 @@ def _header(match: Match, names: tuple[str, str], date: datetime.date | None, si
     else:
         tags.append(("Jacoby", "Off"))
         tags.append(("Beaver", "Off" if match.redouble_limit == 0 else "On"))
+    tags += _fair_dice_tags(dice)
     return [f'; [{key} "{value}"]' for key, value in tags] + [""]
+
+
+def _fair_dice_tags(dice: Any) -> list[tuple[str, str]]:
+    """A seeded match's dice (protocol/fair-dice.md), so that the exported file alone is
+    enough to check every roll: the revealed seed and both players' texts (which never
+    hold a quote)."""
+    if not isinstance(dice, Mapping) or not isinstance(dice.get("server_seed"), str):
+        return []
+    texts = dice.get("texts") or ["", ""]
+    return [("Dice Seed", _tag_value(dice["server_seed"])),
+            ("Dice Text 1", _tag_value(str(texts[0]))), ("Dice Text 2", _tag_value(str(texts[1])))]
 
 
 def _score_line(names: tuple[str, str], score: tuple[int, int]) -> str:

@@ -3,6 +3,7 @@ every line classifies, and a bot whose connection is cut comes back and resumes 
 
 from __future__ import annotations
 
+import hashlib
 import random
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from fibsd.client import events as ev
 from fibsd.client.bot import Bot, Stats
 from fibsd.client.protocol import ClipClientProtocol, Credentials, connect
 from tests.client.test_loopback import start_server
+from tests.fair_verifier import check_record
 
 WAIT = 60.0  # a whole match on a slow machine
 
@@ -63,6 +65,21 @@ async def seeded_server(tmp_path: Path, seed: int) -> tuple[FibsService, int]:
     return service, port
 
 
+async def fair_server(tmp_path: Path, seed: int) -> tuple[FibsService, int]:
+    """A server rolling fair dice (protocol/fair-dice.md) from reproducible server seeds."""
+    service, port = await start_server(tmp_path)
+    drawn = iter(range(1000))
+    service.shared.lobby.draw_seed = lambda: hashlib.sha256(f"{seed}/{next(drawn)}".encode()).digest()
+    service.shared.lobby.coin = lambda: 0
+    return service, port
+
+
+async def verify_finished_dice(service: FibsService, name: str) -> None:
+    """Every finished match of ``name`` reproduces with the independent verifier."""
+    finished = await service.db.finished_matches(name)
+    assert finished and all(check_record(match.record) > 0 for match in finished)
+
+
 async def online(port: int, bot: Bot) -> None:
     factory, ready = connect(reactor, "127.0.0.1", port, Credentials(bot.name, "secret", "fibsd-bot"),
                              bot, register=True, reconnect=True, connected=bot.attach)
@@ -88,7 +105,7 @@ def hang_up(*bots: RecordingBot) -> None:
 
 @pytest_twisted.ensureDeferred
 async def test_two_bots_play_two_whole_matches(tmp_path: Path) -> None:
-    service, port = await seeded_server(tmp_path, seed=5)
+    service, port = await fair_server(tmp_path, seed=5)
     stats = Stats()
     bob = RecordingBot("bob", matches=2, clock=reactor, stats=stats)
     alice = RecordingBot("alice", invite="bob", length=3, matches=2, clock=reactor, stats=stats)
@@ -110,6 +127,7 @@ async def test_two_bots_play_two_whole_matches(tmp_path: Path) -> None:
         finished = await service.db.finished_matches("alice")
         assert [(m.length, max(m.winner_points, m.loser_points) >= 3) for m in finished] == \
             [(3, True), (3, True)]
+        await verify_finished_dice(service, "alice")
     finally:
         hang_up(alice, bob)
         await service.stopService()
@@ -117,7 +135,7 @@ async def test_two_bots_play_two_whole_matches(tmp_path: Path) -> None:
 
 @pytest_twisted.ensureDeferred
 async def test_a_bot_resumes_its_match_after_its_connection_is_cut(tmp_path: Path) -> None:
-    service, port = await seeded_server(tmp_path, seed=11)
+    service, port = await fair_server(tmp_path, seed=11)
     bob = RecordingBot("bob", matches=1, clock=reactor, cut_after=12)
     alice = RecordingBot("alice", invite="bob", length=3, matches=1, clock=reactor)
     try:
@@ -138,6 +156,7 @@ async def test_a_bot_resumes_its_match_after_its_connection_is_cut(tmp_path: Pat
         finished = await service.db.finished_matches("bob")
         assert len(finished) == 1 and finished[0].length == 3
         assert await service.db.saved_matches("bob") == []
+        await verify_finished_dice(service, "bob")  # the rolls before and after the cut
     finally:
         hang_up(alice, bob)
         await service.stopService()

@@ -19,6 +19,7 @@ from fibsd.client import events as ev
 from fibsd.client.protocol import ClipClientProtocol, Credentials, connect
 from fibsd.rules.movegen import legal_plays
 from tests.client.test_loopback import start_server
+from tests.fair_verifier import check_record
 
 WAIT = 60.0  # a whole match, random dice, on a slow machine
 
@@ -143,6 +144,8 @@ async def test_a_whole_match_classifies_line_by_line(tmp_path: Path) -> None:
             assert results[2].player == winner  # the watcher is told who won
             assert {ev.StartingNewGame, ev.OpeningRoll, ev.Rolls, ev.Moves, ev.Board} <= kinds(carol.events)
             assert all(b.player == "alice" for b in carol.events if isinstance(b, ev.Board))
+        (finished,) = await service.db.finished_matches("alice")
+        assert check_record(finished.record) > 0  # fair dice, checked from fair-dice.md alone
     finally:
         for player in (alice, bob, carol):
             if player.protocol is not None and player.protocol.transport is not None:

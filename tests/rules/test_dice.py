@@ -5,7 +5,8 @@ from collections import Counter
 
 import pytest
 
-from fibsd.rules.dice import DiceExhausted, ScriptedDice, SystemDice
+from fibsd.fair.stats import chi_square, upper_gamma_q
+from fibsd.rules.dice import DiceExhausted, ScriptedDice, SeededDice, SystemDice
 
 
 def test_scripted_dice_hand_out_rolls_in_order() -> None:
@@ -77,3 +78,46 @@ def test_system_dice_are_fair() -> None:
 
 def test_system_dice_repr() -> None:
     assert repr(SystemDice()) == "SystemDice()"
+
+
+# -- seeded dice (protocol/fair-dice.md; the worked examples are checked from the file
+# itself by tests/server/test_fair.py) --------------------------------------------------
+
+SEED = bytes(range(32))
+
+
+def test_seeded_dice_roll_the_documented_example_and_count() -> None:
+    dice = SeededDice(SEED, ("hello world", ""))
+    assert dice.commitment == "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+    assert [dice.roll() for _ in range(3)] == [(5, 6), (3, 4), (3, 4)]
+    assert dice.next_roll == 3
+
+
+def test_seeded_dice_go_on_from_their_record() -> None:
+    dice = SeededDice(SEED, ("a", "b"))
+    dice.roll()
+    again = SeededDice.from_record(dice.to_record())
+    assert again.to_record() == {"server_seed": SEED.hex(), "texts": ["a", "b"], "next_roll": 1}
+    assert again.roll() == dice.roll()
+
+
+@pytest.mark.parametrize("record", [
+    None, {}, {"server_seed": "00", "texts": ["", ""], "next_roll": 0},
+    {"server_seed": SEED.hex(), "texts": [""], "next_roll": 0},
+    {"server_seed": SEED.hex(), "texts": ["", ""], "next_roll": -1},
+    {"server_seed": SEED.hex(), "texts": ["", ""], "next_roll": "1"},
+    {"server_seed": SEED.hex(), "texts": ["", ""], "next_roll": 0, "unseeded": -2},
+])
+def test_bad_seeded_dice_records_are_refused(record: object) -> None:
+    with pytest.raises(ValueError):
+        SeededDice.from_record(record)
+
+
+def test_chi_square_p_values() -> None:
+    assert round(upper_gamma_q(2.5, 11.0705 / 2), 4) == 0.05  # 5 df, 95th percentile
+    assert round(upper_gamma_q(17.5, 49.8018 / 2), 4) == 0.05  # 35 df
+    assert chi_square([10] * 6) == (0.0, 1.0)
+    statistic, p = chi_square([20, 0, 0, 0, 0, 0])
+    assert round(statistic, 9) == 100.0 and p < 1e-15
+    with pytest.raises(ValueError):
+        chi_square([0] * 6)

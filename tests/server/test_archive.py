@@ -158,3 +158,23 @@ def test_exports_are_limited_per_user_and_minute() -> None:
     assert ask(table, "dave", f"export {result.id}")[0].startswith("Match #")  # per user
     table.server.advance(60)
     assert ask(table, "carol", f"export {result.id}")[0].startswith(f"Match #{result.id} ")
+
+
+def test_an_exported_match_with_fair_dice_carries_its_seed_and_texts() -> None:
+    """protocol/fair-dice.md: the .mat header alone is enough to check every roll."""
+    from tests.fair_verifier import derive
+
+    table = table_with()
+    table.server.lobby.dice = None
+    table.server.lobby.draw_seed = lambda: bytes(range(32))
+    table.send("alice", "diceseed hello world")
+    result = played(table)
+    got = ask(table, "carol", f"export {result.id}")
+    tags = parse_mat("\n".join(got[1:-1]) + "\n").tags
+    assert (tags["Dice Seed"], tags["Dice Text 1"], tags["Dice Text 2"]) == (
+        bytes(range(32)).hex(), "hello world", "")
+    rolls = [f"{e[1]}{e[2]}" if e[0] == "opening" else f"{e[2]}{e[3]}"
+             for game in json.loads(result.record)["match"]["games"] for e in game
+             if e[0] in ("opening", "roll")]
+    assert derive(bytes.fromhex(tags["Dice Seed"]), tags["Dice Text 1"], tags["Dice Text 2"],
+                  len(rolls)) == rolls

@@ -436,6 +436,7 @@ def test_whois_of_someone_who_left() -> None:
         "  Not logged in right now.",
         "  Rating: 1500.00 Experience: 0",
         "  No email address.",
+        "  Abandoned matches: 0 of 0 (reliability 100%).",
     ]
 
 

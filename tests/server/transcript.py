@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from twisted.internet.defer import Deferred
 
@@ -69,6 +69,24 @@ class DiceQueue:
     def __init__(self) -> None:
         self._rolls: list[Dice] = []
         self.used = 0
+        self._seeds: list[bytes] = []
+        self.seeded = False  # a ``seed`` statement switched the server to fair dice
+
+    def add_seed(self, seed: bytes) -> None:
+        self._seeds.append(seed)
+        self.seeded = True
+
+    def draw_seed(self) -> bytes:
+        """The next queued server seed (a transcript without one never draws)."""
+        if not self._seeds:
+            raise DiceExhausted(self.used)
+        return self._seeds.pop(0)
+
+    def install(self, lobby: Any) -> None:
+        """Make ``lobby`` roll from this queue, or, after a ``seed`` statement, roll
+        fair dice from the queued server seeds."""
+        lobby.dice = None if self.seeded else self
+        lobby.draw_seed = self.draw_seed
 
     def add(self, rolls: Iterable[Dice]) -> None:
         self._rolls += rolls
@@ -81,7 +99,7 @@ class DiceQueue:
 
     @property
     def remaining(self) -> int:
-        return len(self._rolls)
+        return len(self._rolls) + len(self._seeds)
 
 
 _ROLL = re.compile(r"[1-6][1-6]")
@@ -97,7 +115,7 @@ def parse_rolls(text: str) -> list[Dice]:
 
 @dataclass(frozen=True)
 class Step:
-    action: str  # connect, send, close, closed, restart, wait, expect, dice, coin
+    action: str  # connect, send, close, closed, restart, wait, expect, dice, seed, coin
     client: str = ""
     text: str = ""
     expect: Expect | None = None
@@ -154,6 +172,15 @@ def parse(path: Path) -> Transcript:
             except ValueError as error:
                 raise ValueError(f"cannot read {where}: {error}") from error
             transcript.steps.append(Step("dice", rolls=rolls, line_number=number))
+            continue
+        if line.startswith("seed "):
+            try:
+                seed = bytes.fromhex(line[5:])
+                if len(seed) != 32:
+                    raise ValueError("a seed is 32 bytes")
+            except ValueError as error:
+                raise ValueError(f"cannot read {where}: {error}") from error
+            transcript.steps.append(Step("seed", text=line[5:], line_number=number))
             continue
         if line.startswith("wait "):
             try:
@@ -240,6 +267,7 @@ class Driver(Protocol):
     def send(self, client: str, line: str) -> None: ...
     def close(self, client: str) -> None: ...
     def restart(self) -> Deferred[None]: ...
+    def reinstall(self) -> None: ...  # the dice queue installed again on the running server
     def wait(self, seconds: float) -> Deferred[None]: ...
     def wait_until(self, done: Callable[[], bool], what: str) -> Deferred[None]: ...
 
@@ -291,6 +319,10 @@ async def replay(transcript: Transcript, driver: Driver) -> None:
         if step.action == "coin":
             driver.coin = int(step.text)
             continue
+        if step.action == "seed":
+            driver.dice.add_seed(bytes.fromhex(step.text))
+            driver.reinstall()
+            continue
         await settle(f"line {step.line_number}")
         if step.action == "connect":
             expected[step.client] = []
@@ -311,7 +343,7 @@ async def replay(transcript: Transcript, driver: Driver) -> None:
     await settle("the end")
     if driver.dice.remaining:
         raise TranscriptMismatch(
-            f"{transcript.name}: {driver.dice.remaining} scripted rolls were never used")
+            f"{transcript.name}: {driver.dice.remaining} scripted rolls or seeds were never used")
 
 
 def all_received(tokens: Iterable[list[Token]]) -> list[Token]:

@@ -110,7 +110,7 @@ def export(session: Session, rest: str) -> Any:
             return None
         return _off_the_reactor(session, mat_text, found.record,
                                 date=text.finished_at(found.finished), site=settings.site,
-                                match_id=match_id).addCallbacks(send, damaged)
+                                match_id=match_id, fair_dice=True).addCallbacks(send, damaged)
 
     def damaged(failure: Failure) -> None:
         failure.trap(ValueError, KeyError, TypeError)

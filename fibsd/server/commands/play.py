@@ -15,7 +15,9 @@ may have been typed for the old terms, so it restates the new terms and asks aga
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import wraps
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import maybeDeferred
@@ -23,6 +25,7 @@ from twisted.internet.defer import maybeDeferred
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
 from fibsd.server.commands import command, user_of
+from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby, on_login, on_logout
 from fibsd.server.match import LiveMatch, live_match
 from fibsd.server.ratelimit import allow
@@ -52,10 +55,31 @@ class Invitation:
     length: int | None  # 0 unlimited, None: resume the saved match
     confirmed: bool = True  # False: the terms changed since the invitee last saw this inviter's
     sent: float = 0.0  # when the invitee was sent these terms (the lobby's clock)
+    # A new match's server seed, drawn now so both players can see its commitment with
+    # ``fairdice`` before joining (None for a resume, or when a test scripts the dice).
+    server_seed: bytes | None = None
 
 
 def _match(session: Session) -> LiveMatch | None:
     return live_match(session.lobby, user_of(session).name)
+
+
+Command = Callable[["Session", str], Any]
+
+
+def _in_order(run: Command) -> Command:
+    """Run a command about the user's match (played or watched) only once the writes
+    of that match under way have committed (``LiveMatch.when_saved``): it then acts
+    on, and shows, only a state that is stored, and its lines follow theirs."""
+
+    @wraps(run)
+    def ordered(session: Session, rest: str) -> Any:
+        match = _watched(session)
+        if match is not None and match.unsaved:
+            return match.when_saved().addCallback(lambda _: ordered(session, rest))
+        return run(session, rest)
+
+    return ordered
 
 
 # -- invite ----------------------------------------------------------------------------
@@ -111,14 +135,26 @@ def invite(session: Session, rest: str) -> Any:
             session.send(text.no_saved_match(target.name))
             return
         lines = [text.invitation(user.name, length)]
+        if saved is not None and session.settings.fair.abandon_days > 0:
+            # an invitation offers to resume the match the invitee may have left
+            unattended(session.db.offer_resume(user.name), "offer_resume")
         if length is not None and saved is not None:
             lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
         lines.append(text.type_join(user.name))
         seen = target.invitations_seen
         confirmed = seen.get(user.name, length) == length
         seen[user.name] = length
+        seed = None
+        if length is not None and lobby.dice is None:
+            # The same offer again keeps the commitment the invitee may have checked.
+            previous = lobby.invitations.get(user.name)
+            if (isinstance(previous, Invitation) and previous.invitee == target.name
+                    and previous.length == length and previous.server_seed is not None):
+                seed = previous.server_seed
+            else:
+                seed = lobby.draw_seed()
         lobby.invitations[user.name] = Invitation(user.name, target.name, length, confirmed,
-                                                  lobby.now())
+                                                  lobby.now(), seed)
         session.send(text.you_invited(target.name, length))
         if target.away is not None:
             session.send(chat.is_away(target.name, target.away))
@@ -148,20 +184,21 @@ def _back_in_match(lobby: Lobby, user: OnlineUser) -> None:
 # -- join --------------------------------------------------------------------------------
 
 @command("join")
+@_in_order
 def join(session: Session, rest: str) -> Any:
     user = user_of(session)
     lobby = session.lobby
     words = rest.split()
     match = _match(session)
     if not words:
-        if match is not None and match.join_next(user):
-            return None
-        return session.send(text.JOIN_WHO)
+        joined = match.join_next(user) if match is not None else None
+        return joined if joined is not None else session.send(text.JOIN_WHO)
     inviter = lobby.complete(words[0])
     if match is not None:
-        if inviter is not None and inviter.name == match.opponent_of(user) \
-                and match.join_next(user):
-            return None
+        if inviter is not None and inviter.name == match.opponent_of(user):
+            joined = match.join_next(user)
+            if joined is not None:
+                return joined
         return session.send(text.JOIN_TWO_GAMES)
     if inviter is None:
         return session.send(text.cant_find_player(words[0]))
@@ -183,10 +220,10 @@ def join(session: Session, rest: str) -> Any:
                 and inviter.playing is None and user.playing is None)
 
     if invitation.length is None:
-        def resume(saved: SavedMatch | None) -> None:
+        def resume(saved: SavedMatch | None) -> Any:
             if not still_valid():
                 session.send(text.didnt_invite(inviter.name))
-                return
+                return None
             try:
                 if saved is None:
                     raise ValueError("no saved match")
@@ -195,21 +232,20 @@ def join(session: Session, rest: str) -> Any:
                     raise ValueError("the saved match has other players")
             except ValueError:
                 session.send(text.SAVED_CORRUPT)
-                return
-            live.begin(inviter, user, resumed=True)
+                return None
+            return live.begin(inviter, user, resumed=True)
 
         return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallback(resume)
 
-    live = LiveMatch.new(lobby, inviter, user, invitation.length)
-    # A new match replaces the pair's saved one (between-games.md 1.1).
-    deleting = maybeDeferred(session.db.delete_saved_match, inviter.name, user.name)
-    live.begin(inviter, user, resumed=False)
-    return deleting
+    live = LiveMatch.new(lobby, inviter, user, invitation.length,
+                          invitation.server_seed)
+    return live.begin(inviter, user, resumed=False)  # its record replaces a saved one
 
 
 # -- leave -------------------------------------------------------------------------------
 
 @command("leave")
+@_in_order
 def leave(session: Session, rest: str) -> Any:
     match = _match(session)
     if match is None:
@@ -219,107 +255,121 @@ def leave(session: Session, rest: str) -> Any:
 
 # -- the game -----------------------------------------------------------------------------
 
-def _act(session: Session, action: str, error_text: Any, *args: Any) -> None:
+def _act(session: Session, action: str, error_text: Any, *args: Any) -> Any:
     """Run ``match.<action>(user, *args)``; a rules refusal gets its FIBS line."""
     match = _match(session)
     if match is None:
         session.send(text.NOT_PLAYING)
-        return
+        return None
     user = user_of(session)
     try:
-        getattr(match, action)(user, *args)
+        return getattr(match, action)(user, *args)
     except RulesError as error:
         session.send(error_text(error, match.opponent_of(user)))
+        return None
 
 
 @command("roll", aliases=("r",))
-def roll(session: Session, rest: str) -> None:
-    _act(session, "roll", text.roll_error)
+@_in_order
+def roll(session: Session, rest: str) -> Any:
+    return _act(session, "roll", text.roll_error)
 
 
 @command("move", aliases=("m",))
-def move(session: Session, rest: str) -> None:
+@_in_order
+def move(session: Session, rest: str) -> Any:
     match = _match(session)
     if match is None:
         session.send(text.NOT_PLAYING)
-        return
+        return None
     user = user_of(session)
     player = match.index(user)
     try:
-        match.move(user, rest)
+        return match.move(user, rest)
     except RulesError as error:
         session.send(text.move_error(error, match.opponent_of(user),
                                      lambda point: match.absolute_point(player, point)))
+        return None
 
 
 @command("off")
-def off(session: Session, rest: str) -> None:
+@_in_order
+def off(session: Session, rest: str) -> Any:
     match = _match(session)
     if match is None:
         session.send(text.NOT_PLAYING)
-    elif not match.bear_off(user_of(session)):
+        return None
+    borne = match.bear_off(user_of(session))
+    if borne is None:
         session.send(text.CANT_BEAR_OFF)
+    return borne
 
 
 @command("double")
-def double(session: Session, rest: str) -> None:
+@_in_order
+def double(session: Session, rest: str) -> Any:
     match = _match(session)
     if match is not None and match.in_first_move:
         session.send(text.FIRST_MOVE_DOUBLE)
-        return
-    _act(session, "double", text.double_error)
+        return None
+    return _act(session, "double", text.double_error)
 
 
 @command("redouble")
-def redouble(session: Session, rest: str) -> None:
+@_in_order
+def redouble(session: Session, rest: str) -> Any:
     match = _match(session)
     unlimited = match is not None and match.rules.unlimited
-    _act(session, "redouble", lambda e, o: text.redouble_error(e, o, unlimited))
+    return _act(session, "redouble", lambda e, o: text.redouble_error(e, o, unlimited))
 
 
-def _instant_redouble(session: Session, rest: str, count: int, word: str) -> None:
+def _instant_redouble(session: Session, rest: str, count: int, word: str) -> Any:
     """``beaver`` is only the first instant redouble of a double, ``raccoon`` only the
     second (fibs.com's raccoon help); ``redouble`` is any of them."""
     match = _match(session)
     offer = match.rules.pending_double if match is not None else None
     if (match is not None and match.rules.unlimited and offer is not None
             and offer.player != match.index(user_of(session)) and offer.redoubles != count):
-        session.send(text.not_an_instant_redouble(word, count))
-        return
-    redouble(session, rest)
+        return session.send(text.not_an_instant_redouble(word, count))
+    return redouble(session, rest)
 
 
 @command("beaver")
-def beaver(session: Session, rest: str) -> None:
-    _instant_redouble(session, rest, 0, "beaver")
+@_in_order
+def beaver(session: Session, rest: str) -> Any:
+    return _instant_redouble(session, rest, 0, "beaver")
 
 
 @command("raccoon")
-def raccoon(session: Session, rest: str) -> None:
-    _instant_redouble(session, rest, 1, "raccoon")
+@_in_order
+def raccoon(session: Session, rest: str) -> Any:
+    return _instant_redouble(session, rest, 1, "raccoon")
 
 
 @command("accept")
-def accept(session: Session, rest: str) -> None:
-    _act(session, "accept", text.answer_error)
+@_in_order
+def accept(session: Session, rest: str) -> Any:
+    return _act(session, "accept", text.answer_error)
 
 
 @command("reject")
-def reject(session: Session, rest: str) -> None:
-    _act(session, "reject", text.answer_error)
+@_in_order
+def reject(session: Session, rest: str) -> Any:
+    return _act(session, "reject", text.answer_error)
 
 
 @command("resign")
-def resign(session: Session, rest: str) -> None:
+@_in_order
+def resign(session: Session, rest: str) -> Any:
     match = _match(session)
     if match is None:
         session.send(text.RESIGN_NOT_PLAYING)
-        return
+        return None
     kind = RESIGN_KINDS.get(rest.strip().lower())
     if kind is None:
         session.send(text.RESIGN_USAGE)
-        return
-    _act(session, "resign", text.resign_error, kind)
+        return None
+    return _act(session, "resign", text.resign_error, kind)
 
 
 # -- looking at the game ------------------------------------------------------------------
@@ -333,6 +383,7 @@ def _watched(session: Session) -> LiveMatch | None:
 
 
 @command("board", aliases=("b",))
+@_in_order
 def board(session: Session, rest: str) -> None:
     user = user_of(session)
     match = _watched(session)
@@ -346,6 +397,7 @@ def board(session: Session, rest: str) -> None:
 
 
 @command("pip")
+@_in_order
 def pip(session: Session, rest: str) -> None:
     user = user_of(session)
     match = _watched(session)

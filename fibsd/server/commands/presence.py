@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from twisted.internet.defer import maybeDeferred
+
 from fibsd.server.access import shown_host
 from fibsd.server.commands import command
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
-from fibsd.wire import chat, clip
+from fibsd.wire import chat, clip, fair_text
 
 if TYPE_CHECKING:
     from fibsd.server.session import Session
@@ -149,14 +151,31 @@ def whois(session: Session, rest: str) -> object:
         return None
     online = session.lobby.complete(words[0])
     if online is not None:
-        session.send(f"Information about {online.name}:", *_online_lines(session, online))
-        return None
+        lines = [f"Information about {online.name}:", *_online_lines(session, online)]
+        return _with_reliability(session, online.name, lines)
 
-    def show(record: UserRecord | None) -> None:
+    def show(record: UserRecord | None) -> object:
         if record is None:
             session.send(f"No information found on user {words[0]}.")
-        else:
-            session.send(f"Information about {record.name}:",
-                         *_offline_lines(session, record, _zone(session)))
+            return None
+        lines = [f"Information about {record.name}:",
+                 *_offline_lines(session, record, _zone(session))]
+        return _with_reliability(session, record.name, lines)
 
     return session.db.get_user(words[0]).addCallback(show)
+
+
+def _with_reliability(session: Session, name: str, lines: list[str]) -> object:
+    """Send the whois lines, followed by the abandonment line where the site shows it
+    (protocol/fair-dice.md): after FIBS's lines, so clients that stop reading at the
+    e-mail line lose nothing of FIBS's."""
+    if not session.settings.fair.reliability:
+        session.send(*lines)
+        return None
+
+    def send(counts: tuple[int, int, int]) -> None:
+        abandoned, adjudicated, finished = counts
+        matches = finished - adjudicated + abandoned
+        session.send(*lines, fair_text.reliability(abandoned, matches))
+
+    return maybeDeferred(session.db.reliability, name).addCallback(send)

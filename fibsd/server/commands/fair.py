@@ -1,0 +1,188 @@
+"""Fair play commands: ``diceseed``, ``fairdice``, ``dicetest`` and ``claim``
+(protocol/fair-dice.md).
+
+``diceseed`` sets the text mixed into the seed of the user's next match; ``fairdice``
+shows the commitment of the current match, of the user's invitations, or everything
+about a finished match; ``dicetest`` is FIBS's roll statistics with a chi-square
+figure below; ``claim`` saves a match whose player to act stays silent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any
+
+from twisted.internet.defer import gatherResults, maybeDeferred
+
+from fibsd.fair.verify import NotVerifiable, fair_document
+from fibsd.rules.dice import commitment
+from fibsd.server.commands import command, user_of
+from fibsd.server.commands.play import Invitation
+from fibsd.server.match import live_match
+from fibsd.server.ratelimit import allow
+from fibsd.wire import chat, fair_text
+from fibsd.wire import game_text as text
+
+if TYPE_CHECKING:
+    from fibsd.server.session import Session
+    from fibsd.store import FinishedMatch, SavedMatch
+
+RECENT_FINISHED = 5  # finished matches ``fairdice`` lists when there is nothing current
+
+
+def valid_dice_text(words: str, limit: int) -> bool:
+    """Printable ASCII without quotes or backslashes, so the text reads back unambiguously
+    inside the quotes of the ``fairdice:`` lines and of a .mat header."""
+    return len(words) <= limit and all(" " <= c <= "~" and c not in "'\"\\" for c in words)
+
+
+@command("diceseed")
+def diceseed(session: Session, rest: str) -> None:
+    user = user_of(session)
+    words = rest.strip()
+    if not words:
+        session.send(fair_text.dice_text_is(user.dice_text))
+        return
+    limit = session.settings.fair.max_dice_text
+    if not valid_dice_text(words, limit):
+        session.send(fair_text.TEXT_REFUSED.format(limit=limit))
+        return
+    user.dice_text = words
+    session.send(fair_text.dice_text_set(words))
+
+
+@command("fairdice")
+def fairdice(session: Session, rest: str) -> Any:
+    words = rest.split()
+    if words:
+        return _finished(session, words[0])
+    user = user_of(session)
+    match = live_match(session.lobby, user.name)
+    if match is None and user.watching is not None:
+        match = live_match(session.lobby, user.watching)
+    if match is not None:
+        if match.fair is None:
+            session.send(fair_text.NOT_SEEDED)
+        else:
+            session.send(fair_text.match_commitment(match.names, match.fair.commitment),
+                         fair_text.texts(match.names, match.fair.texts),
+                         fair_text.rolls_so_far(match.fair.next_roll))
+        return None
+    return _invitations(session)
+
+
+def _invitations(session: Session) -> Any:
+    """The commitments of the invitations the user sent or got, else his recent
+    finished matches."""
+    user = user_of(session)
+    lobby = session.lobby
+    invitations = [i for i in lobby.invitations.values()
+                   if isinstance(i, Invitation) and user.name in (i.inviter, i.invitee)]
+    lines = [fair_text.invitation_commitment(i.inviter, i.invitee, commitment(i.server_seed))
+             for i in invitations if i.server_seed is not None]
+    resumes = [i for i in invitations if i.length is None]
+
+    def saved(records: list[SavedMatch | None]) -> Any:
+        for invitation, record in zip(resumes, records, strict=True):
+            fair = _saved_fair(record)
+            if fair is not None:
+                lines.append(fair_text.invitation_commitment(
+                    invitation.inviter, invitation.invitee, fair))
+        if lines:
+            session.send(*lines)
+            return None
+        return maybeDeferred(session.db.recent_finished_matches, user.name,
+                             RECENT_FINISHED).addCallback(recent)
+
+    def recent(found: list[FinishedMatch]) -> None:
+        listed = []
+        for finished in found:
+            document = _document(finished)
+            if document is not None and finished.id is not None:
+                listed.append(fair_text.finished_entry(
+                    finished.id, finished.winner, finished.loser,
+                    (finished.winner_points, finished.loser_points), document["commitment"]))
+        if listed:
+            session.send(*listed)
+        else:
+            session.send(fair_text.NOTHING_TO_SHOW)
+
+    loads = [maybeDeferred(session.db.load_match, i.inviter, i.invitee) for i in resumes]
+    if not loads:
+        return saved([])
+    return gatherResults(loads).addCallback(saved)
+
+
+def _saved_fair(record: SavedMatch | None) -> str | None:
+    if record is None:
+        return None
+    try:
+        dice = json.loads(record.record).get("dice")
+        return commitment(bytes.fromhex(dice["server_seed"]))
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _document(finished: FinishedMatch) -> dict[str, Any] | None:
+    try:
+        return fair_document(json.loads(finished.record))
+    except (NotVerifiable, ValueError, TypeError, IndexError):
+        return None
+
+
+def _finished(session: Session, word: str) -> Any:
+    if not (word.isascii() and word.isdigit()) or len(word) > 18:
+        session.send(fair_text.no_finished_match(word))
+        return None
+    if not allow(session, "fairdice_per_minute"):
+        session.send(chat.command_flood("fairdice"))
+        return None
+
+    def show(finished: FinishedMatch | None) -> None:
+        if finished is None:
+            session.send(fair_text.no_finished_match(word))
+            return
+        document = _document(finished)
+        if document is None:
+            session.send(fair_text.NOT_SEEDED)
+            return
+        names = document["players"]
+        session.send(fair_text.finished_header(int(word), names, document["commitment"]),
+                     fair_text.seed_revealed(bytes.fromhex(document["server_seed"])),
+                     fair_text.texts(names, document["texts"]),
+                     *fair_text.roll_lines([(r[0], r[1]) for r in document["rolls"]]))
+
+    return maybeDeferred(session.db.finished_match, int(word)).addCallback(show)
+
+
+@command("dicetest", aliases=("di", "dic", "dice"))
+def dicetest(session: Session, rest: str) -> None:
+    session.send(*fair_text.dicetest(user_of(session).rolls_seen))
+
+
+@command("claim")
+def claim(session: Session, rest: str) -> None:
+    user = user_of(session)
+    match = live_match(session.lobby, user.name)
+    if match is None:
+        session.send(text.NOT_PLAYING)
+        return
+    after = session.settings.fair.claim_after
+    if not after:
+        session.send(fair_text.CLAIMS_OFF)
+        return
+    silent = match.silent_player()
+    if silent is None:
+        session.send(fair_text.CLAIM_NOBODY)
+        return
+    if match.names[silent] == user.name:
+        session.send(fair_text.CLAIM_YOUR_TURN)
+        return
+    waited = session.lobby.now() - match.silent_since
+    if waited < after:
+        session.send(fair_text.claim_too_early(match.names[silent],
+                                               math.ceil(after - waited)))
+        return
+    match.claim(user)
+
