@@ -391,6 +391,18 @@ class SQLiteStore:
                                         for p in (player_a, player_b)))
                 cursor.execute("INSERT INTO saved_matches (player_a, player_b, saved, record)"
                                " VALUES (?, ?, ?, ?)", (first, second, when, record))
+            departures = cursor.execute(
+                "SELECT player_a, player_b, dropper, left_at, offered, counts_now"
+                " FROM departures WHERE player_a = ? OR player_b = ?", (name, name)).fetchall()
+            for player_a, player_b, dropper, *rest in departures:
+                cursor.execute("DELETE FROM departures WHERE player_a = ? AND player_b = ?",
+                               (player_a, player_b))
+                first, second = _pair(*(new_name if p == name else p
+                                        for p in (player_a, player_b)))
+                cursor.execute(
+                    "INSERT INTO departures (player_a, player_b, dropper, left_at, offered,"
+                    " counts_now) VALUES (?, ?, ?, ?, ?, ?)",
+                    (first, second, new_name if dropper == name else dropper, *rest))
             for column in ("winner", "loser"):
                 cursor.execute(f"UPDATE finished_matches SET {column} = ? WHERE {column} = ?",
                                (new_name, name))
