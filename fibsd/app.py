@@ -13,7 +13,8 @@ from typing import Any
 
 from twisted.application.service import MultiService
 from twisted.internet.defer import Deferred, maybeDeferred
-from twisted.internet.endpoints import TCP4ServerEndpoint, TCP6ServerEndpoint
+from twisted.internet.endpoints import (
+    SSL4ServerEndpoint, TCP4ServerEndpoint, TCP6ServerEndpoint)
 from twisted.internet.error import CannotListenError
 from twisted.internet.interfaces import IListeningPort, IReactorTime
 from twisted.logger import Logger
@@ -22,6 +23,7 @@ from twisted.python.failure import Failure
 from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
+from fibsd.server.access import LoginThrottle, RefusalLog, RegistrationLimit
 from fibsd.server.dbthread import DatabaseThread
 from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
@@ -62,6 +64,9 @@ def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
         lobby=Lobby(clock, presence_delay=settings.presence_delay_ms / 1000), db=db,
         passwords=passwords, clock=clock, settings=settings,
         motd=read_motd(settings.motd), banner=clip.BANNER,
+        throttle=LoginThrottle(clock, settings.access),
+        registrations=RegistrationLimit(clock, settings.access.registrations_per_hour),
+        refusals=RefusalLog(clock),
     )
 
 
@@ -100,6 +105,8 @@ class FibsService(MultiService):
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
         self.port: IListeningPort | None = None
         self.listening: Deferred[IListeningPort] = Deferred()
+        self.tls_port: IListeningPort | None = None
+        self.tls_listening: Deferred[IListeningPort] = Deferred()  # fires only with [tls]
         self.collector = ScheduledCollection(reactor, settings.gc_interval)
         self.abandonment = AbandonmentCheck(self.shared)
         # The web face: read-only views of the lobby and the store (fibsd/web/).
@@ -117,6 +124,49 @@ class FibsService(MultiService):
             d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_web(port)))
         d.addCallback(self._listening)
         d.addErrback(self._cannot_listen)
+        if self.settings.tls.enabled:
+            self._listen_tls()
+
+    def _listen_tls(self) -> None:
+        """The second listener: the same factory (and so the same limits and lobby)
+        behind TLS.  A certificate that cannot be read stops the server at once."""
+        tls = self.settings.tls
+        try:
+            from cryptography import x509
+            from cryptography.hazmat.primitives.serialization import load_pem_private_key
+            from twisted.internet import ssl
+
+            # The certificate file may hold the chain after it (a "fullchain.pem").
+            leaf, *chain = x509.load_pem_x509_certificates(tls.certificate.read_bytes())
+            options = ssl.CertificateOptions(
+                privateKey=load_pem_private_key(tls.key.read_bytes(), password=None),
+                certificate=leaf, extraCertChain=chain)
+        except Exception as error:  # OSError, or OpenSSL's own errors for a bad file
+            log.error("fibsd cannot start: TLS certificate {certificate} or key {key}: {error}",
+                      certificate=str(tls.certificate), key=str(tls.key), error=error)
+            self.tls_listening.errback(Failure(error))
+            self.reactor.callWhenRunning(self.reactor.stop)
+            return
+        endpoint = SSL4ServerEndpoint(self.reactor, tls.port, options,
+                                      backlog=self.settings.limits.listen_backlog,
+                                      interface=self.settings.interface)
+        d = endpoint.listen(self.factory)
+        d.addCallback(self._listening_tls)
+        d.addErrback(self._cannot_listen_tls)
+
+    def _listening_tls(self, port: IListeningPort) -> None:
+        self.tls_port = port
+        address = port.getHost()
+        log.info("fibsd listening with TLS on {interface} port {port}",
+                 interface=getattr(address, "host", self.settings.interface),
+                 port=getattr(address, "port", self.settings.tls.port))
+        self.tls_listening.callback(port)
+
+    def _cannot_listen_tls(self, failure: Failure) -> None:
+        log.error("fibsd cannot start: TLS port {port}: {error}", port=self.settings.tls.port,
+                  error=failure.getErrorMessage())
+        self.tls_listening.errback(failure)
+        self.reactor.callWhenRunning(self.reactor.stop)
 
     def _endpoint(self, port: int) -> Any:
         endpoint_type = TCP6ServerEndpoint if ":" in self.settings.interface else TCP4ServerEndpoint
@@ -168,6 +218,8 @@ class FibsService(MultiService):
         self.metrics.stop()
         if self.port is not None:
             await maybeDeferred(self.port.stopListening)
+        if self.tls_port is not None:
+            await maybeDeferred(self.tls_port.stopListening)
         await self.factory.shutdown(self.reactor)
         await self.db.stopService()
         self.collector.stop()

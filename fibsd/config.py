@@ -128,6 +128,38 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Access:
+    """Who may connect, guess passwords and register, and how fast (fibsd.server.access)."""
+
+    login_timeout: int = checked(60, between(1))
+    unauthenticated_per_address: int = checked(20, between(1))
+    max_connections: int = checked(0, between(0))
+    fd_reserve: int = checked(64, between(8))
+    login_free_failures: int = checked(4, between(0))
+    login_delay_max: int = checked(30, between(1))
+    account_delay_max: int = checked(8, between(0))
+    failure_memory: int = checked(900, between(1))
+    registrations_per_hour: int = checked(5, between(0))
+
+
+@dataclass(frozen=True)
+class Privacy:
+    """What others see of a user's address: "full", "masked" or "hidden" ("-")."""
+
+    show_addresses: str = checked("masked", one_of("full", "masked", "hidden"))
+
+
+@dataclass(frozen=True)
+class Tls:
+    """An optional second listener speaking the same protocol over TLS."""
+
+    enabled: bool = False
+    port: int = checked(4323, between(0, 65535))
+    certificate: Path = Path("tls/fibsd.crt")
+    key: Path = Path("tls/fibsd.key")
+
+
+@dataclass(frozen=True)
 class AccountDefaults:
     """The ``set`` variables a new account starts with (settings.md, section 2)."""
 
@@ -193,6 +225,9 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     new_accounts: AccountDefaults = field(default_factory=AccountDefaults)
     passwords: PasswordCost = field(default_factory=PasswordCost)
+    access: Access = field(default_factory=Access)
+    privacy: Privacy = field(default_factory=Privacy)
+    tls: Tls = field(default_factory=Tls)
     archive: Archive = field(default_factory=Archive)
     fair: FairPlay = field(default_factory=FairPlay)
 

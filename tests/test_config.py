@@ -13,6 +13,7 @@ from fibsd.config import (
     Limits,
     PasswordCost,
     Settings,
+    Tls,
     defaults_dir,
     load_settings,
 )
@@ -36,6 +37,8 @@ def test_defaults_use_the_shipped_texts_and_the_per_user_data_directory(
         database=data / "fibsd.sqlite",
         motd=defaults_dir() / "motd.txt",
         help_dir=defaults_dir() / "help",
+        tls=Tls(certificate=defaults_dir() / "tls" / "fibsd.crt",
+                key=defaults_dir() / "tls" / "fibsd.key"),
     )
     assert (defaults_dir() / "help" / "beginner.txt").is_file()
 

@@ -198,7 +198,9 @@ class Lobby:
         data = _encoded(user.clip_who_line(self.now()), clip.WHO_END)
         for other in self.users():
             if other.session.is_clip:
-                other.session.notify_clip(data)
+                other.session.notify_clip(
+                    data if other is not user
+                    else _encoded(user.own_clip_who_line(self.now()), clip.WHO_END))
 
     def announce(self, users: Iterable[OnlineUser], *lines: str) -> None:
         """A game event's lines (as ``notify_event`` puts them) for many users: CLIP

@@ -12,6 +12,9 @@ pauses it; the protocol then stops reading from the socket and stops handling th
 it already has, so a client sending ``who`` in a loop without reading cannot make the
 server buffer without limit.
 
+Before a connection gets a session, ``FibsFactory.refusal`` decides whether there is
+room for it: per-address and global caps on connections (protocol/access.md).
+
 What others make the server send is bounded by ``limits.max_output``: a connection
 whose unsent output would pass it is cut off (its client is not reading; holding more
 for it would only grow the server), and logged as a ``limit`` event.  Senders ask
@@ -24,26 +27,30 @@ and stops reading the socket until the session asks for more (``input_wanted``).
 
 from __future__ import annotations
 
+import resource
 from collections import deque
 
 from twisted.internet.abstract import FileDescriptor
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import (
-    IAddress, IDelayedCall, IPushProducer, IReactorTime, ITCPTransport)
+    IAddress, IDelayedCall, IHandshakeListener, IPushProducer, IReactorTime, ISSLTransport,
+    ITCPTransport)
 from twisted.internet.protocol import Protocol, ServerFactory
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from fibsd.server.session import Services, Session, TooLong
+from fibsd.server.access import network
+from fibsd.server.session import SERVER_FULL, Services, Session, TooLong
 from fibsd.wire.input import OVERLONG, LineSplitter, TelnetFilter, clean_line
 
 log = Logger()
 
 DEFAULT_MAX_LINE = 2000
+TOO_MANY_FROM_ADDRESS = "** Too many connections from your address. Please try again later."
 
 
-@implementer(IPushProducer)
+@implementer(IPushProducer, IHandshakeListener)
 class FibsProtocol(Protocol):
     factory: FibsFactory | None = None
 
@@ -57,20 +64,36 @@ class FibsProtocol(Protocol):
         self._held = False  # the session's input queue is full
         self._handing = False  # inside _hand_over
         self._cut = False  # closed for passing limits.max_output
+        # Over TLS the banner waits in the TLS layer until the handshake is done, and
+        # the TLS layer pauses us meanwhile: the socket must go on being read, or the
+        # handshake never ends.  No application line can arrive before it does.
+        self._handshaking = False
 
     def connectionMade(self) -> None:
-        if self.factory is not None:
-            self.factory.connections.add(self)
         assert self.transport is not None
+        host = _host(self.transport.getPeer())
+        if self.factory is not None:
+            refusal = self.factory.refusal(host)
+            if refusal is not None:  # no session: one line, then the socket is freed
+                self.transport.write(f"{refusal}\r\n".encode("ascii"))
+                self.transport.loseConnection()
+                return
+            self.factory.connected(self, network(host))
         if ITCPTransport.providedBy(self.transport):
             # Nagle would hold a second write (a roll, then the opponent's move) until the
             # client's delayed ACK, about 40 ms, when the client has nothing to send between.
             self.transport.setTcpNoDelay(True)
+        self._handshaking = ISSLTransport.providedBy(self.transport)
         self.transport.registerProducer(self, True)  # type: ignore[attr-defined]
-        self.session = Session(self.services, self, _host(self.transport.getPeer()))
+        self.session = Session(self.services, self, host)
         self.session.connection_made()
 
+    def handshakeCompleted(self) -> None:
+        self._handshaking = False
+
     def dataReceived(self, data: bytes) -> None:
+        if self.session is None:  # refused: its one line is on its way out
+            return
         for line in self._lines.feed(self._telnet.feed(data)):
             if line is OVERLONG:
                 self._pending.append(TooLong(self._lines.max_length))
@@ -115,7 +138,7 @@ class FibsProtocol(Protocol):
 
     def pauseProducing(self) -> None:
         self._paused = True
-        if self.transport is not None:
+        if self.transport is not None and not self._handshaking:
             self.transport.pauseProducing()  # type: ignore[attr-defined]
 
     def resumeProducing(self) -> None:
@@ -132,6 +155,11 @@ class FibsProtocol(Protocol):
             self.session.connection_lost()
         if self.factory is not None:
             self.factory.connection_ended(self)
+
+    @property
+    def logging_in(self) -> bool:
+        """Connected but not (yet) a logged-in user."""
+        return self.session is not None and self.session.user is None
 
     # --- fibsd.server.session.Connection ---------------------------------------------
 
@@ -193,6 +221,11 @@ class FibsFactory(ServerFactory):
         self.services = services
         self.max_line = max_line
         self.connections: set[FibsProtocol] = set()
+        # Per address, its connections in the order they came (a dict keeps it).
+        self._by_host: dict[str, dict[FibsProtocol, None]] = {}
+        access = services.settings.access
+        self.max_connections = access.max_connections or max(
+            1, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - access.fd_reserve)
         self._closed: Deferred[None] | None = None
 
     def buildProtocol(self, addr: IAddress) -> FibsProtocol:
@@ -219,8 +252,62 @@ class FibsFactory(ServerFactory):
             if protocol.transport is not None:
                 protocol.transport.abortConnection()  # type: ignore[attr-defined]
 
+    def refusal(self, host: str) -> str | None:
+        """The line that refuses a new connection from ``host``, or None to accept it.
+
+        Connections are counted, not just accepted: below the open-file limit by
+        ``access.fd_reserve``, so the listening socket can still accept (and refuse
+        with a line), and the database and the logged-in users keep their files.
+        Twisted's ``policies.LimitConnectionsByPeer`` counts every connection and
+        closes without a word; here only connections not yet logged in count against
+        an address, since a household or club behind one address may have many users.
+        """
+        key = network(host)  # an IPv6 subscriber's /64 counts as one address
+        waiting = self._logging_in(key)
+        if waiting >= self.services.settings.access.unauthenticated_per_address:
+            limit, line = "access.unauthenticated_per_address", TOO_MANY_FROM_ADDRESS
+        elif len(self.connections) >= self.max_connections and not self._make_room(waiting):
+            limit, line = "access.max_connections", SERVER_FULL
+        else:
+            return None
+        count = self.services.refusals.due(limit, key)
+        if count is not None:  # at most one event a minute per address and limit
+            log.info("connection from {address} refused ({limit}; {count} since the last "
+                     "report)", event="connection_refused", limit=limit, address=host,
+                     count=count)
+        return line
+
+    def _logging_in(self, host: str) -> int:
+        return sum(1 for protocol in self._by_host.get(host, ()) if protocol.logging_in)
+
+    def _make_room(self, waiting: int) -> bool:
+        """A full server: the newcomer (whose address has ``waiting`` connections not
+        logged in) takes the place of the oldest connection not logged in from the
+        address that has most of them, if that is more than the newcomer's address
+        would have.  So strangers holding connections open from a few dozen addresses
+        cannot keep everyone else out; only logged-in users are never moved."""
+        counts = {host: self._logging_in(host) for host in self._by_host}
+        crowded = max(counts, key=counts.__getitem__, default=None)
+        if crowded is None or counts[crowded] <= waiting + 1:
+            return False
+        oldest = next(p for p in self._by_host[crowded] if p.logging_in)
+        self.connection_ended(oldest)  # its place is free now, whenever its socket closes
+        if oldest.session is not None:
+            oldest.session.make_way(SERVER_FULL)
+        return True
+
+    def connected(self, protocol: FibsProtocol, host: str) -> None:
+        self.connections.add(protocol)
+        self._by_host.setdefault(host, {})[protocol] = None
+
     def connection_ended(self, protocol: FibsProtocol) -> None:
         self.connections.discard(protocol)
+        if protocol.session is not None:
+            same_host = self._by_host.get(protocol.session.network)
+            if same_host is not None:
+                same_host.pop(protocol, None)
+                if not same_host:
+                    del self._by_host[protocol.session.network]
         if self._closed is not None and not self._closed.called and not self.connections:
             self._closed.callback(None)
 

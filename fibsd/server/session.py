@@ -35,6 +35,8 @@ from twisted.python.failure import Failure
 
 from fibsd.config import Settings
 from fibsd.server import commands
+from fibsd.server.access import (
+    Attempt, LoginThrottle, RefusalLog, RegistrationLimit, network, shown_host)
 from fibsd.server.dbthread import log_write_failed, unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
@@ -49,6 +51,7 @@ from fibsd.wire.input import (
     PasswordProblem,
     name_problem,
     password_problem,
+    reserved_name,
     split_command,
 )
 
@@ -99,6 +102,9 @@ MAX_QUEUED_LINES = 100
 NOT_REPEATED = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper"})
 REGISTRATION_CLOSED = "Your site is not allowed to create new accounts."
 SERVER_FULL = "** Sorry, the server is full. Please try again later."
+TOO_MANY_FAILURES = "** Too many failed logins. Closing the connection."
+TOO_MANY_REGISTRATIONS = ("** Too many new accounts from your address. "
+                          "Please try again in {minutes} minutes.")
 NOT_SAVED = "Sorry, that was not saved: the server could not write its database."
 
 
@@ -172,6 +178,9 @@ class Services:
     passwords: PasswordHasher
     clock: IReactorTime
     settings: Settings
+    throttle: LoginThrottle
+    registrations: RegistrationLimit
+    refusals: RefusalLog
     motd: tuple[str, ...] = ()
     banner: tuple[str, ...] = ()
     # Stops the whole server (``admin shutdown``): the reactor's stop under fibsd.app.
@@ -187,6 +196,7 @@ class Session:
         self.services = services
         self.connection = connection
         self.host = host
+        self.network = network(host)  # what the per-address limits count by
         self.phase = Phase.LOGIN
         self.user: OnlineUser | None = None
         self.is_clip = False
@@ -202,6 +212,7 @@ class Session:
         self._repeatable = ""  # the last line `!!` may repeat
         self._command = ""  # the command word being handled (for the error log)
         self._timer: IDelayedCall | None = None
+        self._attempt: Attempt | None = None  # the login attempt waiting or being checked
         self._handlers: dict[Phase, Callable[[str], Phase | Deferred[Phase]]] = {
             Phase.LOGIN: self._line_login,
             Phase.PASSWORD: self._line_password,
@@ -298,7 +309,8 @@ class Session:
     # --- driven by the protocol -------------------------------------------------------
 
     def connection_made(self) -> None:
-        self._restart_timer()
+        # Until the login, the whole conversation has one deadline: no line extends it.
+        self._timer = self.clock.callLater(self.settings.access.login_timeout, self._timed_out)
         self.write("".join(f"{line}\r\n" for line in self.services.banner)
                    + clip.format_banner_date(self.now()) + "\r\n" + LOGIN_PROMPT)
 
@@ -320,6 +332,9 @@ class Session:
     def connection_lost(self) -> None:
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
+        if self._attempt is not None and not self._attempt.started:
+            self.services.throttle.cancel(self._attempt)  # its Deferred is dropped with us
+            self._attempt = None
         self.phase = Phase.CLOSED
         self.lobby.feed.release(self)  # nobody left to read it
         user, self.user = self.user, None
@@ -331,6 +346,17 @@ class Session:
                      address=self.host)
             self._store("record_logout", user.name, self.now())
             self._store("save_settings", user.name, user.settings_text())
+
+    def make_way(self, line: str) -> None:
+        """A full server gives this connection's place, before its login, to a newcomer
+        from a less crowded address (``FibsFactory``)."""
+        if self.phase is Phase.CLOSED or self.user is not None:
+            return
+        self.log_refusal("connection from {address} closed for a newcomer",
+                         "access.max_connections")
+        self._fresh_line()
+        self.send(line)
+        self.disconnect(goodbye=False)
 
     def shutdown(self) -> None:
         """The server is stopping: say goodbye without telling the others."""
@@ -344,7 +370,8 @@ class Session:
     # --- the dispatch loop ------------------------------------------------------------
 
     def _handle(self, line: str | TooLong) -> None:
-        self._restart_timer()
+        if self.phase is Phase.READY:
+            self._restart_timer()
         self._busy = True
         try:
             if isinstance(line, TooLong):
@@ -402,6 +429,8 @@ class Session:
     def _restart_timer(self) -> None:
         timeout = self.settings.idle_timeout
         if not timeout:
+            if self._timer is not None and self._timer.active():
+                self._timer.cancel()  # the login deadline no longer applies
             return
         if self._timer is not None and self._timer.active():
             self._timer.reset(timeout)
@@ -414,7 +443,17 @@ class Session:
         self._fresh_line()
         self.send("Connection timed out.")
         notice = clip.timed_out(self.user.name) if self.user is not None else None
+        if self.user is None:
+            self.log_refusal("login timeout for {address}", "access.login_timeout")
         self.disconnect(goodbye=False, notice=notice)
+
+    def log_refusal(self, text: str, limit: str) -> None:
+        """An operator event for a refusal by ``limit``, through ``RefusalLog``: one a
+        minute per address at most, ``count`` saying how many it stands for."""
+        count = self.services.refusals.due(limit, self.network)
+        if count is not None:
+            log.info(text + " ({count} since the last report)", event="limit", limit=limit,
+                     address=self.host, count=count)
 
     def _fresh_line(self) -> None:
         """End the line of a prompt still waiting for input, if there is one."""
@@ -459,7 +498,7 @@ class Session:
             # A client's login line with a field missing (an empty password, say):
             # answer as for a wrong password, which every client recognises, rather
             # than taking "login" for a name and waiting for a password that never comes.
-            return self._login_failed(client=words[1])
+            return self._login_failed(words[1], words[3] if len(words) > 3 else "")
         if words[0] == "guest":
             if not self.settings.registration:
                 self.write(f"{REGISTRATION_CLOSED}\r\n" + LOGIN_PROMPT)
@@ -481,17 +520,24 @@ class Session:
         return self._authenticate(self._pending_name, line, client=None)
 
     def _authenticate(self, name: str, password: str, client: str | None) -> Deferred[Phase]:
+        """Check the password when the attempt's turn comes (``LoginThrottle``): the wait
+        is a timer, not a blocked reactor, and the session stays busy meanwhile, so the
+        connection holds at most its bounded queue of typed-ahead lines."""
+        self._attempt = Attempt(self.network, name.lower())
+
         def check(record: UserRecord | None) -> Deferred[Phase] | Phase:
-            if self.phase is Phase.CLOSED:
+            if self.phase is Phase.CLOSED:  # gone before the check: no guess was made
+                self._attempt_done(failed=False)
                 return Phase.CLOSED
             if record is None or not password:
-                return self._login_failed(client)
+                return self._login_failed(client, name)
             verified = self.services.passwords.verify(password, record.password_hash)
             return verified.addCallback(checked, record)
 
         def checked(right: bool, record: UserRecord) -> Deferred[Phase] | Phase:
             if not right:
-                return self._login_failed(client)
+                return self._login_failed(client, name)
+            self._attempt_done(failed=False)
             if self.services.passwords.needs_rehash(record.password_hash):
                 # Made at an older cost: the password is at hand only now.
                 rehashed = self.services.passwords.hash(password)
@@ -508,7 +554,16 @@ class Session:
             banned = maybeDeferred(self.db.ban_for, record.name, self.host, self.now())
             return banned.addCallback(unless_banned)
 
-        return maybeDeferred(self.db.get_user, name).addCallback(check)
+        waiting: Deferred[Phase] = Deferred()
+        self.services.throttle.wait_turn(
+            self._attempt,
+            lambda: maybeDeferred(self.db.get_user, name).addCallback(check).chainDeferred(waiting))
+        return waiting
+
+    def _attempt_done(self, failed: bool) -> None:
+        if self._attempt is not None:
+            self.services.throttle.done(self._attempt, failed)
+            self._attempt = None
 
     def _banned(self, ban: Ban, name: str, *, echo_was_off: bool) -> Phase:
         """Refuse a banned name or address (``admin ban``) and close the connection."""
@@ -518,13 +573,18 @@ class Session:
         self.disconnect(goodbye=False)
         return Phase.CLOSED
 
-    def _login_failed(self, client: str | None) -> Phase:
+    def _login_failed(self, client: str | None, name: str = "") -> Phase:
         self._failures += 1
+        self._attempt_done(failed=True)
+        # The name as typed, cut a little past the longest name: a long word typed at
+        # the prompt costs the log nothing.
+        log.info("failed login for {user} from {address}", event="login_failed",
+                 user=name[:NAME_MAX + 4], address=self.host)
         raw = WONT_ECHO if client is None else b""
         if self._failures >= self.settings.limits.login_attempts:
             log.info("closing a connection from {address}: too many failed logins",
                      event="limit", limit="limits.login_attempts", address=self.host)
-            self.write("\r\n** Too many failed logins. Closing the connection.\r\n", raw=raw)
+            self.write(f"\r\n{TOO_MANY_FAILURES}\r\n", raw=raw)
             self.disconnect(goodbye=False)
             return Phase.CLOSED
         self.write("\r\n" + LOGIN_PROMPT, raw=raw)
@@ -548,7 +608,9 @@ class Session:
         self.is_clip = client is not None
         user = OnlineUser.from_record(record, self, login_time=now, host=self.host,
                                       client=client, now=self.clock.seconds(),
-                                      new_account_variables=self._new_account_variables())
+                                      new_account_variables=self._new_account_variables(),
+                                      shown_host=shown_host(
+                                          self.host, self.settings.privacy.show_addresses))
         if replaced is not None:
             user.playing, user.watching = replaced.playing, replaced.watching
         self.user = user
@@ -573,13 +635,14 @@ class Session:
         if self.is_clip:  # everyone online (the others, then this user), ended by 6
             now_seconds = self.clock.seconds()
             who = self.lobby.who_lines(now_seconds, without=replaced)
-            lines += [user.clip_who_line(now_seconds), clip.WHO_END]
+            lines += [user.own_clip_who_line(now_seconds), clip.WHO_END]
         if messages:
             lines.append(chat.MESSAGES_FOLLOW)
             lines += [chat.message_received(m.sender, m.sent, m.text).for_client(self.is_clip)
                       for m in messages]
         self.write("".join(f"{line}\r\n" for line in lines), raw=who)
         self.phase = Phase.READY
+        self._restart_timer()  # from the login deadline to the idle timeout
         if replaced is not None:
             replaced.session.replaced()
         self._store("record_login", user.name, now, self.host)
@@ -621,8 +684,10 @@ class Session:
         if problem is NameProblem.TOO_LONG:
             return self._guest_again(
                 f"** Please use a name with at most {NAME_MAX} characters.")
-        if name.lower() == "guest":
+        if reserved_name(name) or name.lower() in commands.command_words():
             return self._guest_again(self._name_used(name))
+        if not self.services.registrations.allowed(self.network):
+            return self._too_many_registrations()
 
         def decide(taken: bool) -> Phase:
             if taken:
@@ -634,6 +699,12 @@ class Session:
             return Phase.NEW_PASSWORD
 
         return maybeDeferred(self.db.name_taken, name).addCallback(decide)
+
+    def _too_many_registrations(self, raw: bytes = b"") -> Phase:
+        self.log_refusal("registration refused for {address}", "access.registrations_per_hour")
+        minutes = self.services.registrations.wait_minutes(self.network)
+        return self._guest_again(("\r\n" if raw else "")
+                                 + TOO_MANY_REGISTRATIONS.format(minutes=minutes), raw=raw)
 
     @staticmethod
     def _name_used(name: str) -> str:
@@ -667,6 +738,9 @@ class Session:
                        "Please give them again. Password: ")
             return Phase.NEW_PASSWORD
         name = self._new_name
+        if not self.services.registrations.allowed(self.network):
+            return self._too_many_registrations(raw=WONT_ECHO)
+        self.services.registrations.record(self.network)  # now: parallel guests count too
 
         def create(password_hash: str) -> Deferred[UserRecord]:
             return maybeDeferred(self.db.create_user, name, password_hash, self.now())

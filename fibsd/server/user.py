@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fibsd.store import UserRecord
-from fibsd.wire.clip import WhoInfo, who_info_parts
+from fibsd.wire.clip import WhoInfo, format_who_info, who_info_parts
 from fibsd.wire.settings import toggles_from_text, toggles_to_text
 
 if TYPE_CHECKING:
@@ -25,13 +25,14 @@ class OnlineUser:
     record: UserRecord
     session: Session
     login_time: int
-    host: str
+    host: str  # the full address: only the user himself sees it
     client: str | None  # the client word of a CLIP login; None for telnet users
     toggles: dict[str, bool]
     variables: dict[str, str]
     rating: float
     experience: int
     address: str = ""
+    shown_host: str = "-"  # the address as others see it (``privacy.show_addresses``)
     away: str | None = None
     gagged: set[str] = field(default_factory=set)
     blinded: set[str] = field(default_factory=set)
@@ -57,6 +58,7 @@ class OnlineUser:
     def from_record(
         cls, record: UserRecord, session: Session, *, login_time: int, host: str,
         client: str | None, now: float, new_account_variables: Mapping[str, str] = {},
+        shown_host: str | None = None,
     ) -> OnlineUser:
         """``new_account_variables`` are the site's defaults for variables the account
         has never stored (fibsd.toml ``[new_accounts]``)."""
@@ -66,7 +68,7 @@ class OnlineUser:
             name=record.name, record=record, session=session, login_time=login_time,
             host=host, client=client, toggles=toggles, variables=variables,
             rating=record.rating, experience=record.experience, address=record.address,
-            last_active=now,
+            last_active=now, shown_host=host if shown_host is None else shown_host,
         )
 
     @property
@@ -84,7 +86,8 @@ class OnlineUser:
     def ready(self) -> bool:
         return self.toggles["ready"]
 
-    def who_info(self, now: float) -> WhoInfo:
+    def who_info(self, now: float, own: bool = False) -> WhoInfo:
+        """What others see; ``own``: what the user sees of himself (his full address)."""
         return WhoInfo(
             name=self.name,
             opponent=self.playing,
@@ -95,7 +98,7 @@ class OnlineUser:
             experience=self.experience,
             idle=max(0, int(now - self.last_active)),
             login=self.login_time,
-            host=self.host,
+            host=self.host if own else self.shown_host,
             client=self.client,
             email=self.address,
         )
@@ -104,13 +107,20 @@ class OnlineUser:
         """``format_who_info(self.who_info(now))``, formatted again only when a field
         other than the idle time changed: a CLIP login lists every online user."""
         key = (self.playing, self._watching, self.toggles["ready"], self.away is not None,
-               self.rating, self.experience, self.address, self.host, self.client,
+               self.rating, self.experience, self.address, self.shown_host, self.client,
                self.login_time)
         if key != self._who_key:
             self._who_parts = who_info_parts(self.who_info(now))
             self._who_key = key
         head, tail = self._who_parts
         return f"{head} {max(0, int(now - self.last_active))} {tail}"
+
+    def own_clip_who_line(self, now: float) -> str:
+        """The CLIP 5 line the user himself gets: with his full address."""
+        return format_who_info(self.who_info(now, own=True))
+
+    def who_line_for(self, viewer: OnlineUser | None, now: float) -> str:
+        return self.own_clip_who_line(now) if viewer is self else self.clip_who_line(now)
 
     def settings_text(self) -> dict[str, str]:
         return toggles_to_text(self.toggles, self.variables)

@@ -83,9 +83,9 @@ def migrate_1(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def migrate_4(conn: sqlite3.Connection) -> None:
+def migrate_2(conn: sqlite3.Connection) -> None:
     """Bans of names and addresses (``until`` NULL: until lifted) and the log of every
-    administrator action (the ops issue's migration; number 4 of the team's plan)."""
+    administrator action."""
     for statement in (
         """CREATE TABLE bans (
             kind TEXT NOT NULL CHECK (kind IN ('name', 'address')),
@@ -108,7 +108,7 @@ def migrate_4(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def migrate_6(conn: sqlite3.Connection) -> None:
+def migrate_3(conn: sqlite3.Connection) -> None:
     """Fair play: abandonment counts, departures waiting to count, login notices."""
     for statement in (
         "ALTER TABLE users ADD COLUMN abandoned INTEGER NOT NULL DEFAULT 0",
@@ -134,9 +134,7 @@ def migrate_6(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-# migrate_6 follows the migrations this branch has (1 and 4); once 2, 3 and 5 are in,
-# it is sixth.
-MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_4, migrate_6)
+MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

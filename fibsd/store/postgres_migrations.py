@@ -92,9 +92,9 @@ def migrate_1(cursor: Cursor) -> None:
         cursor.execute(statement)
 
 
-def migrate_4(cursor: Cursor) -> None:
+def migrate_2(cursor: Cursor) -> None:
     """Bans of names and addresses (``until`` NULL: until lifted) and the log of every
-    administrator action (SQLite's migration 4)."""
+    administrator action (SQLite's migration 2)."""
     for statement in (
         """CREATE TABLE bans (
             kind TEXT COLLATE "C" NOT NULL CHECK (kind IN ('name', 'address')),
@@ -117,9 +117,9 @@ def migrate_4(cursor: Cursor) -> None:
         cursor.execute(statement)
 
 
-def migrate_6(cursor: Cursor) -> None:
+def migrate_3(cursor: Cursor) -> None:
     """Fair play: abandonment counts, departures waiting to count, login notices
-    (SQLite's migration 6)."""
+    (SQLite's migration 3)."""
     for statement in (
         "ALTER TABLE users ADD COLUMN abandoned BIGINT NOT NULL DEFAULT 0",
         "ALTER TABLE users ADD COLUMN adjudicated BIGINT NOT NULL DEFAULT 0",

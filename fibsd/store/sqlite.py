@@ -391,10 +391,10 @@ class SQLiteStore:
                                         for p in (player_a, player_b)))
                 cursor.execute("INSERT INTO saved_matches (player_a, player_b, saved, record)"
                                " VALUES (?, ?, ?, ?)", (first, second, when, record))
-            departed = cursor.execute(
+            departures = cursor.execute(
                 "SELECT player_a, player_b, dropper, left_at, offered, counts_now"
                 " FROM departures WHERE player_a = ? OR player_b = ?", (name, name)).fetchall()
-            for player_a, player_b, dropper, *rest in departed:
+            for player_a, player_b, dropper, *rest in departures:
                 cursor.execute("DELETE FROM departures WHERE player_a = ? AND player_b = ?",
                                (player_a, player_b))
                 first, second = _pair(*(new_name if p == name else p

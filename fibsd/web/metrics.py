@@ -76,7 +76,11 @@ class Metrics:
                 if len(self._limit_labels) >= MAX_LIMIT_LABELS:
                     label = "other"
                 self._limit_labels.add(label)
-            self.limits.labels(limit=label).inc()
+            # A refusal event may stand for several refusals (``count``: fibsd.server.access
+            # logs floods of refusals once a minute).
+            count = event.get("count", 1)
+            self.limits.labels(limit=label).inc(count if isinstance(count, int) and count > 0
+                                                else 1)
 
     def start(self) -> None:
         self._publisher.addObserver(self._observer)

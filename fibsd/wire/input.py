@@ -183,6 +183,29 @@ def name_problem(name: str) -> NameProblem | None:
     return None
 
 
+# Words no new account may be named (any case), besides every command word (the server
+# adds those): each stands for something else in lines clients and readers parse.  A
+# player named `You` would read `board:You:You:...` and `You rolled ...` on his
+# opponent's screen.  The list and its reasons: protocol/access.md.
+RESERVED_NAMES = frozenset({
+    "you",        # board lines name the recipient `You`; game lines say `You rolled`, `You win`
+    "guest",      # the login that registers
+    "login",      # the CLIP login line starts `login <client> ...`
+    "board",      # the CLIP board line starts `board:`
+    "unlimited",  # the match length word of invitations and the `redoubles` variable
+    "beginner",   # a `help` topic that is no command
+})
+
+
+def reserved_name(name: str) -> bool:
+    """Whether ``name`` is one of ``RESERVED_NAMES``, in any case.
+
+    >>> reserved_name("YOU"), reserved_name("Youth")
+    (True, False)
+    """
+    return name.lower() in RESERVED_NAMES
+
+
 class PasswordProblem(enum.Enum):
     EMPTY = enum.auto()
     TOO_SHORT = enum.auto()

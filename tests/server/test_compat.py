@@ -42,11 +42,11 @@ def test_whois_dates_follow_the_readers_time_zone(server: FakeServer) -> None:
     alice = clip_user(server, "alice")
     clip_user(server, "bob")
     alice.send("whois bob")
-    assert alice.lines()[1] == "  Last login:  Tue Nov 14 22:13:20 2023 UTC from 10.0.0.1"
+    assert alice.lines()[1] == "  Last login:  Tue Nov 14 22:13:20 2023 UTC from 10.0.x.x"
     alice.send("set timezone Europe/Stockholm")
     alice.lines()
     alice.send("whois bob")
-    assert alice.lines()[1] == "  Last login:  Tue Nov 14 23:13:20 2023 CET from 10.0.0.1"
+    assert alice.lines()[1] == "  Last login:  Tue Nov 14 23:13:20 2023 CET from 10.0.x.x"
 
 
 def test_version_about_and_stat(server: FakeServer) -> None:

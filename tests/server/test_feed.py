@@ -122,7 +122,7 @@ def test_a_login_reaches_clip_users_after_the_delay_in_one_piece() -> None:
     assert alice.received() == b""
     server.advance(0.1)
     assert alice.received() == (b"7 bob bob logs in.\r\n"
-                                b"5 bob - - 0 0 1500.00 0 0 1700000001 10.0.0.1 test -\r\n6\r\n")
+                                b"5 bob - - 0 0 1500.00 0 0 1700000001 10.0.x.x test -\r\n6\r\n")
 
 
 def test_a_direct_line_takes_the_held_lines_first() -> None:
@@ -133,7 +133,7 @@ def test_a_direct_line_takes_the_held_lines_first() -> None:
     bob = clip_login(server, "bob")
     bob.send("tell alice hi")
     assert alice.lines() == ["7 bob bob logs in.",
-                             "5 bob - - 0 0 1500.00 0 0 1700000001 10.0.0.1 test -", "6",
+                             "5 bob - - 0 0 1500.00 0 0 1700000001 10.0.x.x test -", "6",
                              "12 bob hi"]
     server.advance(0.1)
     assert alice.received() == b""
@@ -169,6 +169,6 @@ def test_a_match_report_waits_behind_the_who_info_it_follows() -> None:
     assert carol.lines() == []
     server.advance(0.1)
     assert carol.lines() == [
-        "5 alice bob - 1 0 1500.00 0 1 1700000000 10.0.0.1 test -", "6",
-        "5 bob alice - 1 0 1500.00 0 0 1700000000 10.0.0.1 test -", "6",
+        "5 alice bob - 1 0 1500.00 0 1 1700000000 10.0.x.x test -", "6",
+        "5 bob alice - 1 0 1500.00 0 0 1700000000 10.0.x.x test -", "6",
         "", "alice and bob start a 1 point match."]

@@ -13,6 +13,9 @@ from tests.server.test_match import OPENING_ALICE, Table, random_rolls
 
 CAROL_WATCHES = "5 carol - alice 0 0 1500.00 0 0 1700000000 10.0.0.1 test -"
 CAROL_IDLE = "5 carol - - 0 0 1500.00 0 0 1700000000 10.0.0.1 test -"
+# What the others see of carol: her address masked (privacy.show_addresses = "masked").
+CAROL_WATCHES_SEEN = CAROL_WATCHES.replace("10.0.0.1", "10.0.x.x")
+CAROL_IDLE_SEEN = CAROL_IDLE.replace("10.0.0.1", "10.0.x.x")
 
 
 class Watched(Table):
@@ -51,8 +54,8 @@ def test_watching_an_idle_player_then_his_match() -> None:
     got = table.lines()
     assert got["carol"] == ["You're now watching alice.",
                             "alice is not doing anything interesting.", CAROL_WATCHES, "6"]
-    assert got["alice"] == ["", "carol is watching you.", CAROL_WATCHES, "6"]
-    assert got["bob"] == [CAROL_WATCHES, "6"]
+    assert got["alice"] == ["", "carol is watching you.", CAROL_WATCHES_SEEN, "6"]
+    assert got["bob"] == [CAROL_WATCHES_SEEN, "6"]
     assert table.user("carol").watching == "alice"
     ready_both(table)
     table.send("alice", "invite bob 5")
@@ -109,8 +112,8 @@ def test_unwatch_stops_the_game_lines() -> None:
     table.send("carol", "unwatch")
     got = table.lines()
     assert got["carol"] == ["You stop watching alice.", CAROL_IDLE, "6"]
-    assert got["alice"] == ["", "carol stops watching you.", CAROL_IDLE, "6"]
-    assert got["bob"] == ["", "carol stops watching alice.", CAROL_IDLE, "6"]
+    assert got["alice"] == ["", "carol stops watching you.", CAROL_IDLE_SEEN, "6"]
+    assert got["bob"] == ["", "carol stops watching alice.", CAROL_IDLE_SEEN, "6"]
     table.send("bob", "move 8-3 6-3")
     assert table.lines("carol") == []
     table.send("carol", "unwatch")
@@ -193,7 +196,7 @@ def test_the_watched_player_leaving_the_server_ends_watching() -> None:
     table.lines()
     table.clients["alice"].close()
     got = table.lines()
-    bob_idle = "5 bob - - 1 0 1500.00 0 0 1700000000 10.0.0.1 test -"
+    bob_idle = "5 bob - - 1 0 1500.00 0 0 1700000000 10.0.x.x test -"
     assert got["carol"] == ["8 alice alice drops connection.",
                             "", "alice drops connection. The game was saved.", bob_idle, "6",
                             "", "alice logs out. You're not watching anymore.", CAROL_IDLE, "6"]
@@ -209,7 +212,7 @@ def test_watchers_of_the_other_player_stay_when_one_player_leaves() -> None:
     got = table.lines()
     assert got["carol"] == ["8 alice alice drops connection.",
                             "", "alice drops connection. The game was saved.",
-                            "5 bob - - 1 0 1500.00 0 0 1700000000 10.0.0.1 test -", "6"]
+                            "5 bob - - 1 0 1500.00 0 0 1700000000 10.0.x.x test -", "6"]
     assert table.user("carol").watching == "bob"
     table.send("carol", "board")
     assert table.lines("carol") == ["** bob is not playing."]
@@ -249,7 +252,7 @@ def test_a_watcher_who_starts_a_match_stops_watching() -> None:
     table.send("carol", "join dave")
     got = table.lines()
     assert table.user("carol").watching is None
-    assert "5 carol dave - 1 0 1500.00 0 0 1700000000 10.0.0.1 test -" in got["alice"]
+    assert "5 carol dave - 1 0 1500.00 0 0 1700000000 10.0.x.x test -" in got["alice"]
     table.send("bob", "move 8-3 6-3")
     assert not any("bob moves" in line for line in table.lines("carol"))
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from fibsd.store import (
+    Departure,
     FinishedMatch,
     NameTaken,
     RatingStep,
@@ -387,12 +388,14 @@ def test_rename_user_carries_matches_and_messages(any_store: Store) -> None:
     any_store.save_match(SavedMatch("alice", "bob", 10, "rec"))
     any_store.record_finished_match(finished("alice", "carol", 20))
     any_store.store_message(Message("alice", "carol", 30, "hi"))
+    any_store.record_departure(Departure("alice", "bob", "alice", 40))
     any_store.rename_user("alice", "zed")
     assert any_store.get_user("alice") is None
     assert any_store.get_user("zed") is not None
     assert any_store.load_match("zed", "bob") == SavedMatch("bob", "zed", 10, "rec")
     assert [m.winner for m in any_store.finished_matches("zed")] == ["zed"]
     assert [m.sender for m in any_store.take_messages("carol")] == ["zed"]
+    assert any_store.due_departures(50) == [Departure("bob", "zed", "zed", 40)]
 
 
 def test_rename_user_refuses_a_taken_name_and_an_unknown_user(any_store: Store) -> None:

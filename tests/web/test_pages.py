@@ -186,6 +186,7 @@ async def test_metrics_count_the_operator_events(web: Web) -> None:
     _log.info("login of {user}", event="login", user="bob")
     _log.info("failed login for {user}", event="login_failed", user="x", address="h")
     _log.warn("limit {limit}", event="limit", limit="limits.max_users")
+    _log.info("refused {count}", event="limit", limit="access.registrations_per_hour", count=7)
     _log.info("unrelated")
     reply = await web.get("/metrics")
     assert reply.header("content-type").startswith("text/plain; version=")
@@ -193,6 +194,7 @@ async def test_metrics_count_the_operator_events(web: Web) -> None:
     assert "fibsd_logins_total 2.0" in text
     assert "fibsd_failed_logins_total 1.0" in text
     assert 'fibsd_limits_hit_total{limit="limits.max_users"} 1.0' in text
+    assert 'fibsd_limits_hit_total{limit="access.registrations_per_hour"} 7.0' in text
     assert "fibsd_users_online 0.0" in text
     assert "fibsd_matches_running 0.0" in text
     assert "fibsd_game_actions_total 0.0" in text

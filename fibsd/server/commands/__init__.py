@@ -79,6 +79,12 @@ def resolve(word: str) -> Command | None:
     return None
 
 
+def command_words() -> frozenset[str]:
+    """Every FIBS command word and every command fibsd has: no user may be named so
+    (``help <name>``, ``tell <name>`` and the like must keep one meaning)."""
+    return FIBS_WORDS | COMMANDS.keys()
+
+
 def user_of(session: Session) -> OnlineUser:
     """The user typing a command: commands run only once the session is logged in."""
     assert session.user is not None

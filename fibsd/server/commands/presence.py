@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import maybeDeferred
 
+from fibsd.server.access import shown_host
 from fibsd.server.commands import command
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
@@ -41,10 +42,11 @@ def _sorted(session: Session, users: Iterable[OnlineUser]) -> list[OnlineUser]:
 def _show(session: Session, users: list[OnlineUser]) -> None:
     now = session.clock.seconds()
     if session.is_clip:
-        session.send(*(u.clip_who_line(now) for u in users), clip.WHO_END)
+        session.send(*(u.who_line_for(session.user, now) for u in users), clip.WHO_END)
     else:
-        session.send(clip.WHO_HEADER, *(clip.format_who_row(number, u.who_info(now))
-                                         for number, u in enumerate(users, 1)))
+        session.send(clip.WHO_HEADER, *(
+            clip.format_who_row(number, u.who_info(now, own=u is session.user))
+            for number, u in enumerate(users, 1)))
 
 
 @command("who", aliases=("w",))
@@ -65,7 +67,8 @@ def who(session: Session, rest: str) -> None:
         _show(session, [u for u in users if u.playing is not None])
     elif option == "from" and len(words) == 2:
         part = words[1].lower()
-        _show(session, [u for u in users if part in u.host.lower()])
+        # Against what the viewer sees: a search must not reveal a hidden address.
+        _show(session, [u for u in users if part in _host_seen(session, u).lower()])
     elif len(words) == 1 and option not in _OPTIONS:
         # fibs.com's rawwho help: rawwho takes "the same arguments as the who command";
         # bots (MatchDog) send `who <opponent>` and wait for his 5 line.
@@ -88,7 +91,11 @@ def rawwho(session: Session, rest: str) -> None:
         users = [found] if found is not None else []
     else:
         users = _sorted(session, session.lobby.users())
-    session.send(*(u.clip_who_line(now) for u in users), clip.WHO_END)
+    session.send(*(u.who_line_for(session.user, now) for u in users), clip.WHO_END)
+
+
+def _host_seen(session: Session, user: OnlineUser) -> str:
+    return user.host if user is session.user else user.shown_host
 
 
 def _zone(session: Session) -> str:
@@ -108,16 +115,20 @@ def _online_lines(session: Session, user: OnlineUser) -> list[str]:
     else:
         doing = f"  {user.name} is not ready to play, not watching, not playing."
     return [
-        f"  Last login:  {clip.format_date(user.login_time, _zone(session))} from {user.host}",
+        f"  Last login:  {clip.format_date(user.login_time, _zone(session))} from "
+        f"{_host_seen(session, user)}",
         f"  Still logged in. {idle} minutes idle.",
         doing,
         *_rating_and_address(user.rating, user.experience, user.address),
     ]
 
 
-def _offline_lines(record: UserRecord, zone: str) -> list[str]:
+def _offline_lines(session: Session, record: UserRecord, zone: str) -> list[str]:
+    host = record.last_host
+    if session.user is None or session.user.name != record.name:
+        host = shown_host(host, session.settings.privacy.show_addresses)
     if record.last_login is not None:
-        login = f"  Last login:  {clip.format_date(record.last_login, zone)} from {record.last_host}"
+        login = f"  Last login:  {clip.format_date(record.last_login, zone)} from {host}"
     else:
         login = "  Last login:  never"
     logout = ([f"  Last logout: {clip.format_date(record.last_logout, zone)}"]
@@ -147,7 +158,8 @@ def whois(session: Session, rest: str) -> object:
         if record is None:
             session.send(f"No information found on user {words[0]}.")
             return None
-        lines = [f"Information about {record.name}:", *_offline_lines(record, _zone(session))]
+        lines = [f"Information about {record.name}:",
+                 *_offline_lines(session, record, _zone(session))]
         return _with_reliability(session, record.name, lines)
 
     return session.db.get_user(words[0]).addCallback(show)

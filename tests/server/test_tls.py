@@ -1,0 +1,110 @@
+"""The optional TLS listener: the same protocol over TLS, on loopback, with a certificate
+made here (the ``cryptography`` package pyOpenSSL is built on)."""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+from pathlib import Path
+
+import pytest_twisted
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from passlib.hash import argon2
+from twisted.internet import reactor, ssl
+from twisted.internet.endpoints import SSL4ClientEndpoint, connectProtocol
+
+from fibsd.app import FibsService
+from fibsd.store.sqlite import SQLiteStore
+from tests.helpers import make_settings
+from tests.server.test_app import _Recorder
+
+
+def self_signed(directory: Path) -> tuple[Path, Path]:
+    """A certificate for ``localhost`` and 127.0.0.1, and its key, as PEM files."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([
+            x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "fibsd.crt", directory / "fibsd.key"
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_clip_login_over_tls(tmp_path: Path) -> None:
+    cert_path, key_path = self_signed(tmp_path)
+    database = tmp_path / "fibsd.sqlite"
+    store = SQLiteStore(database)
+    store.create_user("alice", argon2.using(memory_cost=64, time_cost=1).hash("secret"), 1)
+    store.close()
+    settings = make_settings(**{
+        "port": 0, "interface": "127.0.0.1", "database": str(database),
+        "tls.enabled": True, "tls.port": 0, "tls.certificate": str(cert_path),
+        "tls.key": str(key_path)})
+    service = FibsService(settings, reactor)
+    service.startService()
+    try:
+        await service.listening
+        port = (await service.tls_listening).getHost().port
+        trust = ssl.Certificate.loadPEM(cert_path.read_bytes())
+        endpoint = SSL4ClientEndpoint(reactor, "127.0.0.1", port,
+                                      ssl.optionsForClientTLS("localhost", trustRoot=trust))
+        client = _Recorder()
+        await connectProtocol(endpoint, client)
+        await client.expect(b"login: ")
+        assert client.transport is not None
+        client.transport.write(b"login test 1008 alice secret\r\n")
+        await client.expect(b"\r\n6\r\n")
+        assert b"\r\n1 alice 1 127.0.0.1\r\n" in client.data
+        assert b"\r\n5 alice - - 0 0 1500.00 0 0 " in client.data
+        assert [p.session.user.name for p in service.factory.connections
+                if p.session is not None and p.session.user is not None] == ["alice"]
+    finally:
+        await service.stopService()
+    await client.lost
+    assert client.data.endswith(b"Thanks for playing backgammon here. Come back soon!\r\n")
+
+
+def test_a_missing_certificate_stops_the_server(tmp_path: Path) -> None:
+    settings = make_settings(**{
+        "port": 0, "interface": "127.0.0.1", "database": str(tmp_path / "fibsd.sqlite"),
+        "tls.enabled": True, "tls.port": 0, "tls.certificate": str(tmp_path / "none.crt"),
+        "tls.key": str(tmp_path / "none.key")})
+
+    class Reactor:
+        """Records what the service asks of the reactor when it cannot start."""
+
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        def callWhenRunning(self, function: object) -> None:
+            self.asked.append(getattr(function, "__name__", "?"))
+
+        def stop(self) -> None:
+            raise AssertionError("stopped at once instead of once running")
+
+    fake = Reactor()
+    service = FibsService(settings, reactor)
+    service.reactor = fake
+    failures: list[str] = []
+    service.tls_listening.addErrback(lambda f: failures.append(type(f.value).__name__))
+    service._listen_tls()
+    assert failures == ["FileNotFoundError"]
+    assert fake.asked == ["stop"]
+    assert service.tls_port is None
