@@ -87,6 +87,7 @@ class Limits:
     max_messages: int = checked(50, between(1))
     shouts_per_minute: int = checked(6, between(1))
     listen_backlog: int = checked(1024, between(1))
+    websocket_max_message: int = checked(16384, between(256))
 
 
 @dataclass(frozen=True)
