@@ -72,6 +72,16 @@ class Player:
         return result
 
     async def click(self, css: str) -> None:
+        """Clicks ``css``; once more if the page redrew it between finding and clicking
+        (the who list is redrawn whenever someone's status changes)."""
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        for _ in range(5):
+            try:
+                await self.browser.click(css)
+                return
+            except StaleElementReferenceException:
+                continue
         await self.browser.click(css)
 
     async def shot(self, path: Path) -> None:
@@ -133,6 +143,9 @@ async def play_match(ann: Player, ben: Player, watcher: Watcher, length: int,
     With ``cube``, ann doubles at her first chance and ben takes."""
     await ann.browser.run(lambda: ann.browser.driver.execute_script(
         f"document.getElementById('length').value = '{length}';"))
+    await ann.browser.wait_for(lambda: ann.browser.driver.execute_script(
+        "return document.querySelector('#who-rows tr[data-name=ben] td:nth-child(4)')"
+        ".textContent") == "ready", "ben ready in ann's who")
     await ann.click("#who-rows tr[data-name=ben] button.invite")
     await ben.browser.wait_for(lambda: ben.browser.driver.execute_script(
         "return document.querySelectorAll('#invitations li[data-name=ann] button.join').length"),
@@ -191,6 +204,8 @@ async def play_match(ann: Player, ben: Player, watcher: Watcher, length: int,
     seen.add((final["slots"], final["score"], final["cube"]))
     await watcher.sees(final["slots"], final["score"], final["cube"])
     await ann.shot(shots / f"{label}-4-match-end.png")
+    await ben.shot(shots / f"{label}-4-match-end-phone.png")
+    assert await ben.browser.fits_the_phone()
     # Every board line carol got shows a position one of the browsers showed.
     boards = watcher.boards()[first_board:]
     assert len(boards) > 20
@@ -236,6 +251,8 @@ async def test_two_browsers_play_a_1_and_a_3_point_match_by_clicking(
             "r => r.textContent.includes('ready') && !r.textContent.includes('not ready'))"
             ".length") == 2, "both ready")
         await ann.shot(shots / "2-lobby.png")
+        await ben.shot(shots / "2-lobby-phone.png")
+        assert await ben.browser.fits_the_phone()
         watcher = Watcher(carol)
         one = await play_match(ann, ben, watcher, 1, shots, "1-point", cube=False)
         assert one["score"] in ("1-0", "0-1")
@@ -252,3 +269,80 @@ async def test_two_browsers_play_a_1_and_a_3_point_match_by_clicking(
             carol.transport.loseConnection()
         for browser in (first, second):
             await deferToThread(browser.driver.quit)
+
+
+class Telnet(Protocol):
+    """A person at a telnet prompt: bytes in, waits for text."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.waiting: list[tuple[str, Deferred[None]]] = []
+
+    def dataReceived(self, data: bytes) -> None:
+        self.text += data.decode("ascii", "replace")
+        for marker, d in list(self.waiting):
+            if marker in self.text:
+                self.waiting.remove((marker, d))
+                d.callback(None)
+
+    def type(self, line: str) -> None:
+        assert self.transport is not None
+        self.transport.write(line.encode() + b"\r\n")
+
+    async def expect(self, marker: str) -> None:
+        if marker in self.text:
+            return
+        d: Deferred[None] = Deferred()
+        self.waiting.append((marker, d))
+        call = reactor.callLater(STEP_WAIT, d.cancel)
+        try:
+            await d
+        except Exception as error:
+            raise AssertionError(f"telnet never got {marker!r}: {self.text[-500:]!r}") from error
+        finally:
+            if call.active():
+                call.cancel()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_telnet_user_a_clip_bot_and_a_browser_user_see_one_another(
+        site: Web, tmp_path: Path) -> None:
+    browser = await deferToThread(Browser, tmp_path / "profile")
+    telnet = Telnet()
+    bot: Bot | None = None
+    try:
+        await connectProtocol(TCP4ClientEndpoint(reactor, "127.0.0.1", site.game_port), telnet)
+        await telnet.expect("login: ")
+        telnet.type("bob")
+        await telnet.expect("password: ")
+        telnet.type("secret")
+        await telnet.expect("> ")
+        bot = await connect(site.game_port, "alice")
+        dora = await open_and_register(browser, site.base, "dora")
+        await dora.browser.wait_for(
+            lambda: {"alice", "bob", "dora"} <= set(dora.browser.driver.execute_script(WHO)),
+            "bob and alice in dora's who")
+        telnet.text = ""
+        telnet.type("who")
+        await telnet.expect("dora")
+        await telnet.expect("alice")
+        start = len(bot.lines)
+        bot.send("rawwho")
+        await bot.wait(lambda: {"alice", "bob", "dora"} <= {
+            line.split()[1] for line in bot.lines[start:] if line.startswith("5 ")},
+            "bob, dora and herself in rawwho")
+        # A shout from the browser reaches both.
+        await browser.run(lambda: browser.driver.find_element("id", "chat-text").send_keys("hi all"))
+        start = len(bot.lines)
+        await browser.click("#chat-form button[type=submit]")
+        await bot.wait(lambda: "13 dora hi all" in bot.lines[start:], "dora's shout")
+        await telnet.expect("dora shouts: hi all")
+        bot.send("tell dora welcome")
+        await browser.wait_for(lambda: "alice tells: welcome" in browser.driver.execute_script(
+            "return document.getElementById('log').textContent"), "alice's tell")
+    finally:
+        if bot is not None and bot.transport is not None:
+            bot.transport.loseConnection()
+        if telnet.transport is not None:
+            telnet.transport.loseConnection()
+        await deferToThread(browser.driver.quit)

@@ -121,6 +121,7 @@ function onClip(code, rest) {
                           rating: Number(rating), experience: Number(experience) });
   } else if (code === 6) {
     renderWho();
+    renderBoard(); // the ratings next to the names
   } else if (code === 7) {
     log(`${words[0]} logs in.`, "presence");
   } else if (code === 8) {
