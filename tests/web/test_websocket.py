@@ -178,3 +178,26 @@ async def test_failed_logins_close_the_connection_as_on_telnet(database: Path,
         assert web.service.factory.connections == set()
     finally:
         await stop_web(web)
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_web_client_is_served_at_play(database: Path, match_ids: list[int]) -> None:
+    web = await start_web(database)
+    try:
+        page = await web.get("/play")
+        assert page.code == 200
+        assert page.header("content-type") == "text/html; charset=utf-8"
+        assert '<script type="module" src="/play/main.js"></script>' in page.text
+        for name in ("main.js", "clip.js", "board.js", "movegen.js"):
+            module = await web.get(f"/play/{name}")
+            assert module.code == 200, name
+            assert module.header("content-type") == "text/javascript; charset=utf-8"
+        style = await web.get("/play/play.css")
+        assert style.header("content-type") == "text/css; charset=utf-8"
+        assert (await web.get("/play/nothing.js")).code == 404
+        assert (await web.get("/play/index.html")).code == 404  # the page is /play itself
+        assert (await web.get("/ws/more")).code == 404
+        # Everything else is still the web face.
+        assert (await web.get("/ratings")).code == 200
+    finally:
+        await stop_web(web)
