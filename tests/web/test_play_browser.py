@@ -318,6 +318,20 @@ async def test_a_telnet_user_a_clip_bot_and_a_browser_user_see_one_another(
         telnet.type("secret")
         await telnet.expect("> ")
         bot = await connect(site.game_port, "alice")
+        # Clear errors first: a wrong password, a name already taken.
+        await browser.open(site.base + "/play")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "return document.body.dataset.state") == "login", "the login form")
+        for name, password, button, error in (
+                ("alice", "wrong", "#login", "Wrong name or password."),
+                ("bob", "secret", "#register",
+                 "Please use another name. 'bob' is already used by someone else.")):
+            await browser.run(lambda n=name, p=password: browser.driver.execute_script(
+                "document.getElementById('name').value = arguments[0];"
+                "document.getElementById('password').value = arguments[1];", n, p))
+            await browser.click(button)
+            await browser.wait_for(lambda e=error: browser.driver.execute_script(
+                "return document.getElementById('login-error').textContent") == e, error)
         dora = await open_and_register(browser, site.base, "dora")
         await dora.browser.wait_for(
             lambda: {"alice", "bob", "dora"} <= set(dora.browser.driver.execute_script(WHO)),

@@ -57,8 +57,8 @@ export function login(name, password, onLine, onClose) {
         done = true;
         resolve(conn);
         onLine(line);
-      } else if (line.startsWith("** ")) {
-        fail(line.slice(3));
+      } else if (line.startsWith("** ") && !line.startsWith("** Warning: ")) {
+        fail(line.slice(3)); // too many failed logins, the server is full, ...
       }
     }, () => {
       if (done) onClose();
