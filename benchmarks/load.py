@@ -264,6 +264,8 @@ def line_bridge(inner: Protocol) -> Any:
         def onClose(self, wasClean: bool, code: Any, reason: Any) -> None:
             if inner.transport is not None:
                 inner.connectionLost(reason)
+            else:
+                print(f"a WebSocket failed before it opened: {code} {reason}", file=sys.stderr)
 
     return LineBridge()
 
@@ -277,6 +279,9 @@ def connect_lines(reactor: Any, port: int, factory: ClientFactory) -> None:
     from autobahn.twisted.websocket import WebSocketClientFactory
 
     bridges = WebSocketClientFactory(f"ws://127.0.0.1:{port}/ws")
+    # This process parses every frame of every idle connection (autobahn, in Python):
+    # while broadcasts flow it can take longer than autobahn's 5 s to read an answer.
+    bridges.setProtocolOptions(openHandshakeTimeout=LOGIN_TIMEOUT)
     bridges.protocol = lambda: line_bridge(factory.buildProtocol(None))
     reactor.connectTCP("127.0.0.1", port, bridges)
 

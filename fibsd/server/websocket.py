@@ -30,6 +30,16 @@ from fibsd.wire.input import WILL_ECHO, WONT_ECHO
 TEXT_ONLY = "** This server takes text messages only: one command per message."
 
 
+def text_frame(line: bytes) -> bytes:
+    """One final, unmasked text frame (RFC 6455 5.2) holding ``line``."""
+    size = len(line)
+    if size < 126:
+        return bytes((0x81, size)) + line
+    if size < 1 << 16:
+        return b"\x81\x7e" + size.to_bytes(2, "big") + line
+    return b"\x81\x7f" + size.to_bytes(8, "big") + line
+
+
 class MessageTransport:
     """What a ``FibsProtocol`` needs of a transport, over one WebSocket connection."""
 
@@ -38,13 +48,20 @@ class MessageTransport:
 
     def write(self, data: bytes) -> None:
         """Each line (CR LF ended) becomes a message; a prompt left after the last line
-        (``login: ``, ``> ``) becomes a message of its own."""
+        (``login: ``, ``> ``) becomes a message of its own.
+
+        The frames are built here and written at once: a broadcast reaches each session
+        as one batch of lines (fibsd.server.feed), and one ``sendMessage`` per line
+        would cost autobahn's per-message work thousands of times per login or shout
+        (benchmarks/README.md, WebSocket).  Server frames are unmasked, unfragmented
+        text frames (no extension is negotiated), so a frame is a header and the line."""
+        if self.socket.state != WebSocketServerProtocol.STATE_OPEN:
+            return
         text = data.replace(WILL_ECHO, b"").replace(WONT_ECHO, b"")
         *lines, rest = text.split(b"\r\n")
-        for line in lines:
-            self.socket.sendMessage(line, isBinary=False)
         if rest:
-            self.socket.sendMessage(rest, isBinary=False)
+            lines.append(rest)
+        self.socket.transport.write(b"".join(map(text_frame, lines)))
 
     def registerProducer(self, producer: IPushProducer, streaming: bool) -> None:
         real = self.socket.transport

@@ -12,7 +12,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
 from twisted.internet.protocol import Protocol
 
-from fibsd.server.websocket import TEXT_ONLY
+from fibsd.server.websocket import TEXT_ONLY, text_frame
 from tests.server.test_match_restart import Bot, connect, rolls
 from tests.web.conftest import Web, start_web, stop_web
 from tests.web.ws_client import open_socket, ws_connect
@@ -66,6 +66,9 @@ async def test_register_then_play_and_chat_with_a_telnet_user(database: Path,
         await alice.wait_line(lambda line: line.startswith("5 dora "), "dora in rawwho")
         alice.send("tell dora hello over there")
         await dora.wait_line(lambda line: line == "12 alice hello over there", "alice's tell")
+        long_text = "word " * 60  # a line over 125 bytes: a frame with a 16-bit length
+        alice.send(f"tell dora {long_text.strip()}")
+        await dora.wait_line(lambda line: line == f"12 alice {long_text.strip()}", "a long tell")
         dora.send("shout hi everyone")
         await alice.wait_line(lambda line: line == "13 dora hi everyone", "dora's shout")
 
@@ -201,3 +204,12 @@ async def test_the_web_client_is_served_at_play(database: Path, match_ids: list[
         assert (await web.get("/ratings")).code == 200
     finally:
         await stop_web(web)
+
+
+def test_frames_carry_their_length_in_the_form_rfc_6455_asks() -> None:
+    assert text_frame(b"") == b"\x81\x00"
+    assert text_frame(b"x" * 125)[:2] == b"\x81\x7d"
+    assert text_frame(b"x" * 126)[:4] == b"\x81\x7e\x00\x7e"
+    assert text_frame(b"x" * 65535)[:4] == b"\x81\x7e\xff\xff"
+    assert text_frame(b"x" * 65536)[:10] == b"\x81\x7f" + (65536).to_bytes(8, "big")
+    assert text_frame(b"abc")[2:] == b"abc"
