@@ -73,8 +73,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from twisted.internet import defer, task  # noqa: E402
+from twisted.internet.error import ConnectionDone  # noqa: E402
 from twisted.internet.protocol import ClientFactory, ProcessProtocol, Protocol  # noqa: E402
 from twisted.protocols.basic import LineReceiver  # noqa: E402
+from twisted.python.failure import Failure  # noqa: E402
 
 from fibsd.client import events as ev  # noqa: E402
 from fibsd.collector import ScheduledCollection  # noqa: E402
@@ -230,6 +232,8 @@ class MessageLines:
 
     def write(self, data: bytes) -> None:
         *lines, self.buffer = (self.buffer + data).split(b"\r\n")
+        if self.bridge.state != self.bridge.STATE_OPEN:
+            return  # as a closed TCP transport drops what is written to it
         for line in lines:
             self.bridge.sendMessage(line, isBinary=False)
 
@@ -263,7 +267,7 @@ def line_bridge(inner: Protocol) -> Any:
 
         def onClose(self, wasClean: bool, code: Any, reason: Any) -> None:
             if inner.transport is not None:
-                inner.connectionLost(reason)
+                inner.connectionLost(Failure(ConnectionDone(str(reason))))
             else:
                 print(f"a WebSocket failed before it opened: {code} {reason}", file=sys.stderr)
 
