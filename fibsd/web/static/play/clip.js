@@ -36,6 +36,7 @@ export function login(name, password, onLine, onClose) {
   return new Promise((resolve, reject) => {
     let sent = false;
     let done = false;
+    let loggedIn = false;
     const fail = (text) => {
       if (done) return;
       done = true;
@@ -55,13 +56,14 @@ export function login(name, password, onLine, onClose) {
         }
       } else if (line.startsWith("1 ")) {
         done = true;
+        loggedIn = true;
         resolve(conn);
         onLine(line);
       } else if (line.startsWith("** ") && !line.startsWith("** Warning: ")) {
         fail(line.slice(3)); // too many failed logins, the server is full, ...
       }
     }, () => {
-      if (done) onClose();
+      if (loggedIn) onClose();
       else fail("The connection to the server was lost.");
     });
   });
