@@ -45,6 +45,10 @@ given offered load.
 spread over the bot matches) before the play window, to measure what watching browsers
 cost the game (benchmarks/web.py measures the pages).
 
+``--websocket`` connects every client (idle users, bots, the shouter) to ``/ws`` on the
+web port instead of the game port: the same CLIP lines, one per WebSocket text message
+(protocol/websocket.md), through ``LineBridge``.
+
 ``--nodelay`` starts the server with TCP_NODELAY on its connections (a patch applied
 in the server process only) to measure the fix proposed in benchmarks/README.md.
 """
@@ -71,8 +75,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from twisted.internet import defer, task  # noqa: E402
+from twisted.internet.error import ConnectionDone  # noqa: E402
 from twisted.internet.protocol import ClientFactory, ProcessProtocol, Protocol  # noqa: E402
 from twisted.protocols.basic import LineReceiver  # noqa: E402
+from twisted.python.failure import Failure  # noqa: E402
 
 from fibsd.client import events as ev  # noqa: E402
 from fibsd.collector import ScheduledCollection  # noqa: E402
@@ -91,6 +97,8 @@ LOGIN_TIMEOUT = 120
 # never have more than this pending.
 CONNECT_WINDOW = 40
 SHOUTER = "shouter"
+# Set by --websocket (in the bot workers too): clients connect to /ws on the web port.
+OVER_WEBSOCKET = False
 THOUGHT = frozenset({"roll", "move", "double", "accept", "reject"})
 
 
@@ -191,7 +199,7 @@ class ServerProcess:
             if self.process.poll() is not None:
                 raise SystemExit(f"the server exited with {self.process.returncode}")
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                socket.create_connection(("127.0.0.1", self.web_port or self.port), timeout=1).close()
                 return
             except OSError:
                 time.sleep(0.1)
@@ -216,6 +224,81 @@ class ServerProcess:
             return self.process.wait(timeout)
         finally:
             self.log.close()
+
+
+# -- connecting: TCP, or WebSocket -------------------------------------------------
+
+
+class MessageLines:
+    """The transport a line protocol sees inside ``LineBridge``: each CR LF line it
+    writes goes out as one text message."""
+
+    def __init__(self, bridge: Any) -> None:
+        self.bridge = bridge
+        self.buffer = b""
+
+    @property
+    def connected(self) -> bool:
+        return bool(self.bridge.transport is not None and self.bridge.transport.connected)
+
+    def write(self, data: bytes) -> None:
+        *lines, self.buffer = (self.buffer + data).split(b"\r\n")
+        if self.bridge.state != self.bridge.STATE_OPEN:
+            return  # as a closed TCP transport drops what is written to it
+        for line in lines:
+            self.bridge.sendMessage(line, isBinary=False)
+
+    def writeSequence(self, data: Sequence[bytes]) -> None:
+        self.write(b"".join(data))
+
+    def loseConnection(self) -> None:
+        self.bridge.sendClose(1000)
+
+    def setTcpNoDelay(self, enabled: bool) -> None:
+        self.bridge.transport.setTcpNoDelay(enabled)
+
+    def getPeer(self) -> Any:
+        return self.bridge.transport.getPeer()
+
+    def getHost(self) -> Any:
+        return self.bridge.transport.getHost()
+
+
+def line_bridge(inner: Protocol) -> Any:
+    """A WebSocket client protocol carrying ``inner``, a line protocol written for TCP:
+    each message arrives at ``inner`` as one CR LF ended line (a prompt too)."""
+    from autobahn.twisted.websocket import WebSocketClientProtocol
+
+    class LineBridge(WebSocketClientProtocol):  # type: ignore[misc]
+        def onOpen(self) -> None:
+            inner.makeConnection(MessageLines(self))
+
+        def onMessage(self, payload: bytes, isBinary: bool) -> None:
+            inner.dataReceived(payload + b"\r\n")
+
+        def onClose(self, wasClean: bool, code: Any, reason: Any) -> None:
+            if inner.transport is not None:
+                inner.connectionLost(Failure(ConnectionDone(str(reason))))
+            else:
+                print(f"a WebSocket failed before it opened: {code} {reason}", file=sys.stderr)
+
+    return LineBridge()
+
+
+def connect_lines(reactor: Any, port: int, factory: ClientFactory) -> None:
+    """``factory``'s protocol on the game: TCP to ``port``, or with ``OVER_WEBSOCKET``
+    a WebSocket to ``/ws`` on ``port``, the web port."""
+    if not OVER_WEBSOCKET:
+        reactor.connectTCP("127.0.0.1", port, factory)
+        return
+    from autobahn.twisted.websocket import WebSocketClientFactory
+
+    bridges = WebSocketClientFactory(f"ws://127.0.0.1:{port}/ws")
+    # This process parses every frame of every idle connection (autobahn, in Python):
+    # while broadcasts flow it can take longer than autobahn's 5 s to read an answer.
+    bridges.setProtocolOptions(openHandshakeTimeout=LOGIN_TIMEOUT)
+    bridges.protocol = lambda: line_bridge(factory.buildProtocol(None))
+    reactor.connectTCP("127.0.0.1", port, bridges)
 
 
 # -- idle connections ------------------------------------------------------------
@@ -243,7 +326,7 @@ class IdleClient(Protocol):
         self.received += len(data)
         if not self.logged_in:
             self.head += data
-            if self.head.endswith(b"login: "):
+            if self.head.endswith((b"login: ", b"login: \r\n")):  # TCP, WebSocket
                 self.head = b""
                 self.transport.write(f"login idle 1008 {self.name} {PASSWORD}\r\n".encode())
             elif self.welcome in self.head:
@@ -321,7 +404,7 @@ async def log_in_idle(reactor: Any, port: int, names: Sequence[str], monitor: Id
     done: defer.Deferred[None] = defer.Deferred()
     monitor.expected_logins = monitor.logins + len(names)
     monitor.waiting_login = done
-    monitor.connect = lambda name: reactor.connectTCP("127.0.0.1", port, IdleFactory(name, monitor))
+    monitor.connect = lambda name: connect_lines(reactor, port, IdleFactory(name, monitor))
     monitor.queue = list(reversed(names))
     monitor.launch()
     try:
@@ -397,7 +480,7 @@ async def start_bots(reactor: Any, port: int, pairs: range, length: int, stats: 
             for bot in (host, guest):
                 factory = LeanFactory(Credentials(bot.name, PASSWORD, "loadbot"), bot,
                                       clock=reactor, connected=bot.attach)
-                reactor.connectTCP("127.0.0.1", port, factory)
+                connect_lines(reactor, port, factory)
                 logins.append(factory.first_login.wait())
         await defer.gatherResults(logins)
     return bots
@@ -468,7 +551,8 @@ class WorkerBots(ProcessProtocol):
         self._answers: list[defer.Deferred[Any]] = []
         self._ended = ""
         command = [sys.executable, __file__, "--bot-worker", str(port), "--pairs",
-                   f"{pairs.start}:{pairs.stop}", "--length", str(length), "--think", str(think)]
+                   f"{pairs.start}:{pairs.stop}", "--length", str(length), "--think", str(think)
+                   ] + (["--websocket"] if OVER_WEBSOCKET else [])
         reactor.spawnProcess(self, sys.executable, command, env=os.environ, path=str(REPO),
                              childFDs={0: "w", 1: "r", 2: 2})
 
@@ -699,9 +783,10 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
           f"{time.perf_counter() - started:.1f} s ({directory})")
     users = len(idle_names) + len(bot_names) + 10
     server = ServerProcess(directory, free_port(), users, options.nodelay,
-                           free_port() if options.viewers else 0, options.viewers)
+                           free_port() if options.viewers or options.websocket else 0,
+                           options.viewers)
     server.wait_listening()
-    port = server.port
+    port = server.web_port if options.websocket else server.port
     rss0, _ = server.memory()
     monitor = IdleMonitor()
     failures: list[str] = []
@@ -726,7 +811,7 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
             print(f"RSS per idle connection (the {len(rest)} after the burst): "
                   f"{(rss2 - rss1) / len(rest) / 1024:.1f} KB")
         shouter_factory = LeanFactory(Credentials(SHOUTER, PASSWORD, "loadbot"), None, clock=reactor)
-        reactor.connectTCP("127.0.0.1", port, shouter_factory)
+        connect_lines(reactor, port, shouter_factory)
         shouter = await shouter_factory.first_login.wait()
 
         started = time.perf_counter()
@@ -821,10 +906,14 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="live-board streams (web face) open during play")
     parser.add_argument("--bot-processes", type=int, default=1,
                         help="client processes the bot pairs are spread over")
+    parser.add_argument("--websocket", action="store_true",
+                        help="clients connect over WebSocket (/ws on the web port)")
     parser.add_argument("--serve", metavar="CONFIG", help=argparse.SUPPRESS)
     parser.add_argument("--bot-worker", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--pairs", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
+    global OVER_WEBSOCKET
+    OVER_WEBSOCKET = options.websocket
     if options.serve:
         serve(options.serve, options.nodelay)
         return

@@ -30,6 +30,7 @@ from fibsd.server.lobby import Lobby
 from fibsd.server.lobby_view import LobbyView
 from fibsd.server.protocol import FibsFactory
 from fibsd.server.session import PasswordHasher, Services
+from fibsd.server.websocket import websocket_resource
 from fibsd.store.opening import open_store, shown
 from fibsd.web.metrics import Metrics
 from fibsd.web.pages import make_site
@@ -113,7 +114,10 @@ class FibsService(MultiService):
         lobby_view = LobbyView(self.shared.lobby)
         self.metrics = Metrics(lobby_view)
         self.shared.command_observers.append(self.metrics.command_done)
-        self.site, self.web = make_site(lobby_view, self.db, settings, reactor, self.metrics)
+        # The game itself over WebSocket at /ws: sessions of the same factory as telnet.
+        ws = websocket_resource(self.factory, settings.limits.websocket_max_message)
+        self.site, self.web = make_site(lobby_view, self.db, settings, reactor, self.metrics,
+                                        rooms={b"ws": ws})
         self.web_port: IListeningPort | None = None
 
     def startService(self) -> None:

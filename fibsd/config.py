@@ -112,6 +112,7 @@ class Limits:
     max_messages: int = checked(50, between(1))
     shouts_per_minute: int = checked(6, between(1))
     listen_backlog: int = checked(1024, between(1))
+    websocket_max_message: int = checked(16384, between(256))
     # Output and commands (protocol/limits.md).
     max_output: int = checked(1048576, between(65536))
     tells_per_minute: int = checked(60, between(1))

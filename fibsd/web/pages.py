@@ -44,6 +44,8 @@ from fibsd.wire.mat import mat_text
 _log = Logger()
 
 HERE = Path(__file__).resolve().parent
+PLAY = HERE / "static" / "play"
+PLAY_TYPES = {".js": b"text/javascript; charset=utf-8", ".css": b"text/css; charset=utf-8"}
 MAX_NAME = 64  # longer path names are not looked up
 MAX_ID_DIGITS = 18
 REPLAY_CACHE = 32  # replays kept (a record never changes once finished)
@@ -128,6 +130,8 @@ class WebFace(Resource):
             (re.compile(r"/api/matches"), self.api_matches),
             (re.compile(r"/metrics"), self.metrics_text),
             (re.compile(r"/static/style\.css"), self.style),
+            (re.compile(r"/play/?"), self.play_page),
+            (re.compile(r"/play/([a-z_]+\.(?:js|css))"), self.play_file),
         ]
 
     # -- dispatch ------------------------------------------------------------------------
@@ -387,10 +391,38 @@ class WebFace(Resource):
         self._send(request, (HERE / "static" / "style.css").read_bytes(),
                    b"text/css; charset=utf-8")
 
+    async def play_page(self, request: Request) -> None:
+        """The web client (static/play/): plain files, the page names its modules."""
+        request.setHeader(b"cache-control", b"no-cache")
+        self._send(request, (PLAY / "index.html").read_bytes(), b"text/html; charset=utf-8")
+
+    async def play_file(self, request: Request, name: str) -> None:
+        path = PLAY / name
+        if not path.is_file():
+            raise NotFound("No such file.")
+        request.setHeader(b"cache-control", b"no-cache")
+        self._send(request, path.read_bytes(), PLAY_TYPES[path.suffix])
+
     @staticmethod
     def _check_name(name: str) -> None:
         if not name or len(name) > MAX_NAME:
             raise NotFound("No such player.")
+
+
+class Root(Resource):
+    """The web face at every path but the rooms ``app.py`` mounts beside it (``/ws``,
+    the game over WebSocket, which fibsd/web must not build: it is the server's)."""
+
+    def __init__(self, face: WebFace, rooms: dict[bytes, Resource]) -> None:
+        super().__init__()
+        self.face = face
+        self.rooms = rooms
+
+    def getChild(self, path: bytes, request: Request) -> Resource:
+        room = self.rooms.get(path)
+        if room is not None and not request.postpath:
+            return room
+        return self.face
 
 
 class WebSite(Site):
@@ -404,6 +436,7 @@ class WebSite(Site):
 
 
 def make_site(lobby: LobbySource, db: Any, settings: Settings, clock: IReactorTime,
-              metrics: metrics_module.Metrics) -> tuple[WebSite, WebFace]:
+              metrics: metrics_module.Metrics,
+              rooms: dict[bytes, Resource] | None = None) -> tuple[WebSite, WebFace]:
     face = WebFace(lobby, Archive(db), settings, clock, metrics)
-    return WebSite(face, timeout=IDLE_TIMEOUT), face
+    return WebSite(Root(face, rooms or {}), timeout=IDLE_TIMEOUT), face
