@@ -73,13 +73,13 @@ class _SaveBatch:
     def answer(self, outcomes: list[BaseException | None] | Failure) -> None:
         """Fire each waiter, in order, with its own write's outcome."""
         for index, waiter in enumerate(self.waiters):
-            if isinstance(outcomes, Failure):  # the job itself broke: nothing is known
-                waiter.errback(outcomes)
-            elif outcomes[index] is None:
+            outcome = outcomes if isinstance(outcomes, Failure) else outcomes[index]
+            if outcome is None:
                 waiter.callback(None)
+            elif isinstance(outcome, Failure):  # the job itself broke: nothing is known
+                waiter.errback(outcome)
             else:
-                error = outcomes[index]
-                waiter.errback(Failure(error, type(error), error.__traceback__))
+                waiter.errback(Failure(outcome, type(outcome), outcome.__traceback__))
 
 
 class DatabaseStopped(Exception):
