@@ -38,7 +38,7 @@ from fibsd.rules.events import Event, GameStarted, GameWon, MatchWon, WinKind
 from fibsd.rules.game import DoubleOffer, Game, Phase, Resignation
 from fibsd.rules.play import Play
 from fibsd.rules.position import Position
-from fibsd.rules.record import Entry, Header, decode_record, encode_record
+from fibsd.rules.record import Entry, Header, RecordText, decode_record, encode_record
 
 
 class Match:
@@ -62,6 +62,7 @@ class Match:
         self._games: list[Game] = []
         self._crawford_game: int | None = None
         self._winner: int | None = None
+        self._record_text = RecordText()
 
     def __repr__(self) -> str:
         return (
@@ -271,6 +272,14 @@ class Match:
             self.length, self.crawford, self.redouble_limit, self.autodouble, self.score
         )
         return encode_record(header, (game.history for game in self._games))
+
+    def record_text(self) -> str:
+        """``to_record`` as compact JSON text (``fibsd.rules.record.compact``), encoding
+        only the events since the last call (``RecordText``)."""
+        header = Header(
+            self.length, self.crawford, self.redouble_limit, self.autodouble, self.score
+        )
+        return self._record_text.text(header, [game.history for game in self._games])
 
     @classmethod
     def from_record(cls, data: Any) -> Match:

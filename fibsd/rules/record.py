@@ -23,8 +23,9 @@ without replaying it, and replaying checks it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from fibsd.rules.errors import InvalidRecord
@@ -102,6 +103,10 @@ def _encode(event: Event) -> list[Any] | None:
 
 
 def encode_record(header: Header, games: Iterable[Iterable[Event]]) -> dict[str, Any]:
+    return {**_header_data(header), "games": [encode_game(history) for history in games]}
+
+
+def _header_data(header: Header) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -110,8 +115,60 @@ def encode_record(header: Header, games: Iterable[Iterable[Event]]) -> dict[str,
         "redouble_limit": header.redouble_limit,
         "autodouble": header.autodouble,
         "score": list(header.score),
-        "games": [encode_game(history) for history in games],
     }
+
+
+def compact(data: Any) -> str:
+    """JSON text without spaces, the form records are stored in."""
+    return json.dumps(data, separators=(",", ":"))
+
+
+@dataclass(slots=True)
+class _GameText:
+    """One game's entries as JSON text, for the first ``events`` events of its history."""
+
+    events: int = 0
+    last: Event | None = None
+    entries: list[str] = field(default_factory=list)
+    text: str = "[]"
+
+
+class RecordText:
+    """A match's record as compact JSON text, equal to ``compact(encode_record(...))``,
+    encoding only the events added since the last call.
+
+    Why: the server stores the whole record at every game action (``fibsd.server.match``);
+    encoding every event of every game each time made the cost of an action grow with
+    the match.  A game's history only grows, so each game keeps its entries' text and
+    encodes only what came after; a history that did not grow from the last one seen
+    (another match's, say) is encoded again from the start."""
+
+    def __init__(self) -> None:
+        self._games: list[_GameText] = []
+
+    def text(self, header: Header, games: Sequence[Sequence[Event]]) -> str:
+        del self._games[len(games):]
+        while len(self._games) < len(games):
+            self._games.append(_GameText())
+        texts = [self._game_text(cached, history)
+                 for cached, history in zip(self._games, games)]
+        return f'{compact(_header_data(header))[:-1]},"games":[{",".join(texts)}]}}'
+
+    @staticmethod
+    def _game_text(cached: _GameText, history: Sequence[Event]) -> str:
+        count = len(history)
+        if count == cached.events and (count == 0 or history[-1] is cached.last):
+            return cached.text
+        if count < cached.events or (cached.events
+                                     and history[cached.events - 1] is not cached.last):
+            cached.events, cached.entries = 0, []
+        for event in history[cached.events:]:
+            entry = _encode(event)
+            if entry is not None:
+                cached.entries.append(compact(entry))
+        cached.events, cached.last = count, history[-1] if count else None
+        cached.text = f'[{",".join(cached.entries)}]'
+        return cached.text
 
 
 def decode_record(data: Any) -> tuple[Header, list[list[Entry]]]:

@@ -20,13 +20,23 @@ A store with a ``checkpoint`` method (SQLite's WAL) has it called every
 ``CHECKPOINT_INTERVAL`` seconds on a second thread of its own: every game action is a
 write (``fibsd.server.match``), and a checkpoint on the writing thread, with its copying
 and syncing, would hold up every write queued behind it.
+
+Group commit: ``save_match`` calls made one after another (no other call between them)
+wait in one batch, written by a single job of the worker; a store with
+``save_matches`` (``SQLiteStore``) commits them in one transaction, any other store
+gets them one by one.  Under load, every save queued while the previous batch was
+being written goes in the next one: one commit and one hand-off back to the reactor
+for a reactor turn's game actions instead of one each.  Each caller's ``Deferred``
+still fires only after the commit that holds its write, in the order the calls were
+made, with the store's own answer for that write (a failed batch is written again one
+by one, so a failure is that write's own).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from threading import Thread
+from threading import Lock, Thread
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from twisted.application.service import Service
@@ -38,7 +48,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
-from fibsd.store import Store, WriteFailed
+from fibsd.store import SavedMatch, Store, WriteFailed
 
 log = Logger()
 P = ParamSpec("P")
@@ -48,6 +58,28 @@ CHECKPOINT_INTERVAL = 1.0  # seconds between two checkpoints of the store
 STORE_METHODS = frozenset(
     name for name in vars(Store) if not name.startswith("_") and name != "close"
 )
+
+
+class _SaveBatch:
+    """``save_match`` calls waiting for one job of the worker.  Open to more saves
+    until the worker takes it (``closed``, under the thread's lock) or another call is
+    queued behind it."""
+
+    def __init__(self) -> None:
+        self.saves: list[SavedMatch] = []
+        self.waiters: list[Deferred[None]] = []
+        self.closed = False
+
+    def answer(self, outcomes: list[BaseException | None] | Failure) -> None:
+        """Fire each waiter, in order, with its own write's outcome."""
+        for index, waiter in enumerate(self.waiters):
+            outcome = outcomes if isinstance(outcomes, Failure) else outcomes[index]
+            if outcome is None:
+                waiter.callback(None)
+            elif isinstance(outcome, Failure):  # the job itself broke: nothing is known
+                waiter.errback(outcome)
+            else:
+                waiter.errback(Failure(outcome, type(outcome), outcome.__traceback__))
 
 
 class DatabaseStopped(Exception):
@@ -101,6 +133,8 @@ class DatabaseThread(Service):
         self._stopping = False
         self._finished = False
         self._waiters: list[Deferred[None]] = []
+        self._batch: _SaveBatch | None = None  # the open batch of saves, if any
+        self._batch_lock = Lock()
         checkpoint = getattr(store, "checkpoint", None)
         self._checkpoints: LoopingCall | None = None
         self._checkpoint_pool = ThreadPool(minthreads=1, maxthreads=1,
@@ -133,6 +167,7 @@ class DatabaseThread(Service):
         """Call ``function(store, *args, **kwargs)`` on the worker thread."""
         if self._stopping:
             return fail(DatabaseStopped())
+        self._batch = None  # a save made after this call must not be written before it
         return deferToThreadPool(
             self._reactor, self._pool, function, self._store, *args, **kwargs
         )
@@ -141,7 +176,48 @@ class DatabaseThread(Service):
         """Call the store method named ``method`` on the worker thread."""
         if method not in STORE_METHODS:
             raise AttributeError(method)
+        if method == "save_match" and len(args) == 1 and not kwargs:
+            return self._save(args[0])
         return self.run(lambda store: getattr(store, method)(*args, **kwargs))
+
+    def _save(self, saved: SavedMatch) -> Deferred[None]:
+        """``save_match``, in the open batch or in a new one queued behind every call
+        made so far."""
+        if self._stopping:
+            return fail(DatabaseStopped())
+        waiter: Deferred[None] = Deferred()
+        with self._batch_lock:
+            batch = self._batch
+            if batch is None or batch.closed:
+                batch = None
+            else:
+                batch.saves.append(saved)
+                batch.waiters.append(waiter)
+        if batch is None:
+            batch = self._batch = _SaveBatch()
+            batch.saves.append(saved)
+            batch.waiters.append(waiter)
+            written = deferToThreadPool(self._reactor, self._pool, self._write_batch, batch)
+            written.addBoth(batch.answer)
+        return waiter
+
+    def _write_batch(self, batch: _SaveBatch) -> list[BaseException | None]:
+        """On the worker: close ``batch`` to further saves and write it."""
+        with self._batch_lock:
+            batch.closed = True
+        save_matches = getattr(self._store, "save_matches", None)
+        if callable(save_matches):
+            outcomes: list[BaseException | None] = save_matches(batch.saves)
+            return outcomes
+        outcomes = []
+        for saved in batch.saves:
+            try:
+                self._store.save_match(saved)
+            except Exception as error:  # the caller gets it, as from any store call
+                outcomes.append(error)
+            else:
+                outcomes.append(None)
+        return outcomes
 
     def __getattr__(self, method: str) -> Callable[..., Deferred[Any]]:
         if method not in STORE_METHODS:

@@ -79,6 +79,7 @@ from fibsd.rules.game import Phase
 from fibsd.rules.match import Match
 from fibsd.rules.notation import format_fibs_moves, parse_fibs_pairs, to_mover_numbering
 from fibsd.rules.play import OFF_POINT, Play
+from fibsd.rules.record import compact
 from fibsd.server.dbthread import log_write_failed, unattended
 from fibsd.store import Departure, FinishedMatch, SavedMatch
 from fibsd.wire import fair_text
@@ -194,19 +195,22 @@ class LiveMatch:
         return cls(lobby, (inviter.name, joiner.name), rules, o_first=lobby.coin(), dice=dice)
 
     def to_record(self) -> str:
-        """The saved match: players, colours and the rules' full record, as JSON text."""
-        data = {
+        """The saved match: players, colours and the rules' full record, as JSON text.
+        Written at every action, so the rules' record comes as text encoded only as far
+        as the last call (``Match.record_text``) and is set into the rest."""
+        head = {
             "format": RECORD_FORMAT,
             "players": list(self.names),
             "o_first": self.o_first,
             "length": self.rules.length,
-            "match": self.rules.to_record(),
         }
+        tail: dict[str, Any] = {}
         if self.fair is not None:
-            data["dice"] = self.fair.to_record()
+            tail["dice"] = self.fair.to_record()
         if self.own_turn_drops is not None:
-            data["own_turn_drops"] = list(self.own_turn_drops)
-        return json.dumps(data, separators=(",", ":"))
+            tail["own_turn_drops"] = list(self.own_turn_drops)
+        text = f'{compact(head)[:-1]},"match":{self.rules.record_text()}'
+        return f"{text},{compact(tail)[1:]}" if tail else f"{text}}}"
 
     @classmethod
     def from_record(cls, lobby: Lobby, record: str) -> LiveMatch:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -264,16 +264,48 @@ class SQLiteStore:
     # matches
 
     def save_match(self, saved: SavedMatch) -> None:
-        player_a, player_b = _pair(saved.player_a, saved.player_b)
         with self._transaction() as cursor:
-            for player in (player_a, player_b):
-                self._user_id(cursor, player)
-            cursor.execute(
-                "INSERT INTO saved_matches (player_a, player_b, saved, record)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT (player_a, player_b)"
-                " DO UPDATE SET saved = excluded.saved, record = excluded.record",
-                (player_a, player_b, saved.saved, saved.record),
-            )
+            self._save(cursor, saved)
+
+    @classmethod
+    def _save(cls, cursor: sqlite3.Cursor, saved: SavedMatch) -> None:
+        """``save_match``'s writes, inside the caller's transaction."""
+        player_a, player_b = _pair(saved.player_a, saved.player_b)
+        for player in (player_a, player_b):
+            cls._user_id(cursor, player)
+        cursor.execute(
+            "INSERT INTO saved_matches (player_a, player_b, saved, record)"
+            " VALUES (?, ?, ?, ?) ON CONFLICT (player_a, player_b)"
+            " DO UPDATE SET saved = excluded.saved, record = excluded.record",
+            (player_a, player_b, saved.saved, saved.record),
+        )
+
+    def save_matches(self, saves: Sequence[SavedMatch]) -> list[BaseException | None]:
+        """``save_match`` for each of ``saves``, in order, in one transaction (group
+        commit, ``fibsd.server.dbthread``); only the last save of a pair is written, as
+        the earlier ones would be replaced before the commit anyway.  Returns each
+        save's outcome: ``None``, or the exception ``save_match`` would have raised.
+        If the transaction fails, nothing of it is kept and each save is made again
+        on its own, so that every save gets its own true answer (a full disk fails
+        them all; an unknown player fails only his)."""
+        latest = {_pair(saved.player_a, saved.player_b): saved for saved in saves}
+        try:
+            with self._transaction() as cursor:
+                for saved in latest.values():
+                    self._save(cursor, saved)
+        except Exception:  # noqa: BLE001 - every save below gets its own answer
+            pass
+        else:
+            return [None] * len(saves)
+        outcomes: list[BaseException | None] = []
+        for saved in saves:
+            try:
+                self.save_match(saved)
+            except Exception as error:  # the caller's answer, as from save_match
+                outcomes.append(error)
+            else:
+                outcomes.append(None)
+        return outcomes
 
     def load_match(self, player_a: str, player_b: str) -> SavedMatch | None:
         row = self._conn.execute(

@@ -11,6 +11,8 @@ from fibsd.rules.errors import InvalidRecord
 from fibsd.rules.events import Event, WinKind
 from fibsd.rules.game import Game, Resignation
 from fibsd.rules.match import Match
+from fibsd.rules.record import Header, RecordText, compact
+from tests.rules.conftest import RandomPlayer
 
 # The ``play_random`` fixture (conftest.py): (match, events) after every action of a seed.
 PlayRandom = Callable[[int], Iterator[tuple[Match, tuple[Event, ...]]]]
@@ -283,3 +285,32 @@ def test_replay_errors_say_where() -> None:
     with pytest.raises(InvalidRecord) as caught:
         Match.from_record(broken("extra-opening"))
     assert caught.value.reason == "game 1: opening rolls after the first non-tie"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_record_text_equals_the_record_encoded_whole_at_every_step(seed: int) -> None:
+    match = Match(5)
+    player = RandomPlayer(seed)
+    steps = 0
+    while not match.over:
+        player.step(match)
+        steps += 1
+        assert match.record_text() == compact(match.to_record())
+    assert steps > 20
+    assert match.record_text() == match.record_text()  # asked twice, nothing new
+
+
+def test_a_record_text_follows_whichever_histories_it_is_given() -> None:
+    """``RecordText`` keeps text per game, but a history that did not grow from the one
+    it saw last is encoded again from its start."""
+    long, short = Match(3), Match(3)
+    for match, seed in ((long, 1), (short, 2)):
+        player = RandomPlayer(seed)
+        for _ in range(30 if match is long else 10):
+            player.step(match)
+    text = RecordText()
+    for match in (long, short, long):
+        header = Header(match.length, match.crawford, match.redouble_limit,
+                        match.autodouble, match.score)
+        assert (text.text(header, [game.history for game in match.games])
+                == compact(match.to_record()))

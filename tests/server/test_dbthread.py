@@ -13,7 +13,15 @@ from twisted.internet.defer import fail, gatherResults, succeed
 from twisted.logger import LogLevel, globalLogPublisher
 
 from fibsd.server.dbthread import DatabaseStopped, DatabaseThread, unattended
-from fibsd.store import NameTaken, Store, StoredMessage, UserRecord
+from fibsd.store import (
+    NameTaken,
+    SavedMatch,
+    Store,
+    StoredMessage,
+    UnknownUser,
+    UserRecord,
+    WriteFailed,
+)
 from fibsd.store.sqlite import SQLiteStore
 
 
@@ -143,3 +151,121 @@ def test_an_unattended_write_that_succeeds_passes_its_result_on() -> None:
     events = logged_events(lambda: unattended(succeed(7), "save_match").addCallback(done.append))
     assert events == []
     assert done == [7]
+
+
+def held(db: DatabaseThread) -> tuple[threading.Event, Any]:
+    """Hold the worker busy until the event is set, so that calls made meanwhile queue."""
+    gate = threading.Event()
+    return gate, db.run(lambda _: gate.wait(30))
+
+
+def commits(store: SQLiteStore) -> list[str]:
+    """Every COMMIT the store's connection runs from now on."""
+    seen: list[str] = []
+    store._conn.set_trace_callback(  # noqa: SLF001 - watching the real connection
+        lambda sql: seen.append(sql) if sql == "COMMIT" else None)
+    return seen
+
+
+@pytest_twisted.ensureDeferred
+async def test_saves_queued_together_are_committed_together(
+        db: DatabaseThread, memory_store: SQLiteStore) -> None:
+    for name in ("alice", "bob", "carol"):
+        memory_store.create_user(name, "h", 1)
+    gate, busy = held(db)
+    answered: list[str] = []
+    saves = [db.save_match(SavedMatch("alice", "bob", n, f"ab {n}")) for n in range(5)]
+    saves.append(db.save_match(SavedMatch("carol", "alice", 9, "ac")))
+    for number, save in enumerate(saves):
+        save.addCallback(lambda _, number=number: answered.append(f"save {number}"))
+    seen = commits(memory_store)
+    gate.set()
+    await busy
+    await gatherResults(saves)
+    assert answered == [f"save {n}" for n in range(6)]
+    assert seen == ["COMMIT"]  # six saves, one transaction
+    assert memory_store.load_match("bob", "alice") == SavedMatch("alice", "bob", 4, "ab 4")
+    assert memory_store.load_match("alice", "carol") == SavedMatch("alice", "carol", 9, "ac")
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_call_between_saves_sees_exactly_the_saves_before_it(
+        db: DatabaseThread, memory_store: SQLiteStore) -> None:
+    for name in ("alice", "bob"):
+        memory_store.create_user(name, "h", 1)
+    gate, busy = held(db)
+    first = db.save_match(SavedMatch("alice", "bob", 1, "first"))
+    loaded = db.load_match("alice", "bob")
+    second = db.save_match(SavedMatch("alice", "bob", 2, "second"))
+    gate.set()
+    await busy
+    await first
+    assert await loaded == SavedMatch("alice", "bob", 1, "first")
+    await second
+    assert memory_store.load_match("alice", "bob") == SavedMatch("alice", "bob", 2, "second")
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_failed_save_in_a_batch_fails_alone(
+        db: DatabaseThread, memory_store: SQLiteStore) -> None:
+    for name in ("alice", "bob", "carol"):
+        memory_store.create_user(name, "h", 1)
+    gate, busy = held(db)
+    good = db.save_match(SavedMatch("alice", "bob", 1, "ab"))
+    bad = db.save_match(SavedMatch("alice", "ghost", 1, "a?"))
+    also = db.save_match(SavedMatch("carol", "bob", 1, "bc"))
+    gate.set()
+    await busy
+    await good
+    with pytest.raises(UnknownUser):
+        await bad
+    await also
+    assert [m.record for m in memory_store.saved_matches("bob")] == ["ab", "bc"]
+    assert memory_store.saved_matches("ghost") == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_batch_the_database_refuses_fails_every_save_in_it(
+        db: DatabaseThread, memory_store: SQLiteStore) -> None:
+    for name in ("alice", "bob", "carol"):
+        memory_store.create_user(name, "h", 1)
+    memory_store.save_match(SavedMatch("alice", "bob", 1, "before"))
+    memory_store._conn.execute("PRAGMA query_only = ON")  # noqa: SLF001 - a refusing database
+    gate, busy = held(db)
+    saves = [db.save_match(SavedMatch("alice", "bob", 2, "ab")),
+             db.save_match(SavedMatch("bob", "carol", 2, "bc"))]
+    gate.set()
+    await busy
+    for save in saves:
+        with pytest.raises(WriteFailed, match="readonly"):
+            await save
+    memory_store._conn.execute("PRAGMA query_only = OFF")  # noqa: SLF001
+    assert [m.record for m in memory_store.saved_matches("bob")] == ["before"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_store_without_batches_gets_the_saves_one_by_one(tmp_path: Path) -> None:
+    class Unbatched(SQLiteStore):
+        """A store with only the ``Store`` interface's ``save_match``."""
+
+        save_matches = None  # type: ignore[assignment]
+
+    store = Unbatched(tmp_path / "fibsd.sqlite")
+    for name in ("alice", "bob"):
+        store.create_user(name, "h", 1)
+    db = DatabaseThread(store)
+    db.start()
+    gate, busy = held(db)
+    first = db.save_match(SavedMatch("alice", "bob", 1, "one"))
+    bad = db.save_match(SavedMatch("alice", "ghost", 1, "two"))
+    third = db.save_match(SavedMatch("alice", "bob", 2, "three"))
+    seen = commits(store)
+    gate.set()
+    await busy
+    await first
+    with pytest.raises(UnknownUser):
+        await bad
+    await third
+    assert seen == ["COMMIT", "COMMIT"]  # one transaction each (the failed one rolled back)
+    assert store.load_match("alice", "bob") == SavedMatch("alice", "bob", 2, "three")
+    await db.stop()
