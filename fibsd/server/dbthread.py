@@ -23,8 +23,8 @@ and syncing, would hold up every write queued behind it.
 
 Group commit: ``save_match`` calls made one after another (no other call between them)
 wait in one batch, written by a single job of the worker; a store with
-``save_matches`` (``SQLiteStore``) commits them in one transaction, any other store
-gets them one by one.  Under load, every save queued while the previous batch was
+``save_matches`` (``fibsd.store.batch``: SQLite and PostgreSQL) commits them in one
+transaction, any other store gets them one by one.  Under load, every save queued while the previous batch was
 being written goes in the next one: one commit and one hand-off back to the reactor
 for a reactor turn's game actions instead of one each.  Each caller's ``Deferred``
 still fires only after the commit that holds its write, in the order the calls were

@@ -42,6 +42,7 @@ from fibsd.store import (
     UserRecord,
     WriteFailed,
 )
+from fibsd.store.batch import GroupCommit
 from fibsd.store.postgres_migrations import upgrade
 
 # the same tables and columns as SQLite's, read into records the same way
@@ -54,7 +55,7 @@ _DEPARTURE_COLUMNS = "player_a, player_b, dropper, left_at, offered, counts_now"
 _REFUSED_WRITES = (psycopg.OperationalError, errors.ReadOnlySqlTransaction)
 
 
-class PostgresStore:
+class PostgresStore(GroupCommit):
     """``Store`` on the PostgreSQL database at ``url`` (``postgresql://user@host/db``);
     the schema is brought up to date on opening."""
 
@@ -219,16 +220,22 @@ class PostgresStore:
     # matches
 
     def save_match(self, saved: SavedMatch) -> None:
-        player_a, player_b = _pair(saved.player_a, saved.player_b)
         with self._transaction() as cursor:
-            for player in (player_a, player_b):
-                self._user_id(cursor, player)
-            cursor.execute(
-                "INSERT INTO saved_matches (player_a, player_b, saved, record)"
-                " VALUES (%s, %s, %s, %s) ON CONFLICT (player_a, player_b)"
-                " DO UPDATE SET saved = excluded.saved, record = excluded.record",
-                (player_a, player_b, saved.saved, saved.record),
-            )
+            self._save(cursor, saved)
+
+    @classmethod
+    def _save(cls, cursor: psycopg.Cursor[Any], saved: SavedMatch) -> None:
+        """``save_match``'s writes, inside the caller's transaction (``save_matches``
+        batches them)."""
+        player_a, player_b = _pair(saved.player_a, saved.player_b)
+        for player in (player_a, player_b):
+            cls._user_id(cursor, player)
+        cursor.execute(
+            "INSERT INTO saved_matches (player_a, player_b, saved, record)"
+            " VALUES (%s, %s, %s, %s) ON CONFLICT (player_a, player_b)"
+            " DO UPDATE SET saved = excluded.saved, record = excluded.record",
+            (player_a, player_b, saved.saved, saved.record),
+        )
 
     def load_match(self, player_a: str, player_b: str) -> SavedMatch | None:
         with self._transaction(write=False) as cursor:

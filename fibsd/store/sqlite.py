@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from fibsd.store import (
     UserRecord,
     WriteFailed,
 )
+from fibsd.store.batch import GroupCommit
 from fibsd.store.migrations import upgrade
 
 _BUSY_TIMEOUT_MS = 5000
@@ -79,7 +80,7 @@ def _pair(player_a: str, player_b: str) -> tuple[str, str]:
     return first, second
 
 
-class SQLiteStore:
+class SQLiteStore(GroupCommit):
     """``Store`` on SQLite; ``path`` may be ``":memory:"`` for a private database.
 
     A file's directory is created if missing, so a fresh checkout starts with no
@@ -279,33 +280,6 @@ class SQLiteStore:
             " DO UPDATE SET saved = excluded.saved, record = excluded.record",
             (player_a, player_b, saved.saved, saved.record),
         )
-
-    def save_matches(self, saves: Sequence[SavedMatch]) -> list[BaseException | None]:
-        """``save_match`` for each of ``saves``, in order, in one transaction (group
-        commit, ``fibsd.server.dbthread``); only the last save of a pair is written, as
-        the earlier ones would be replaced before the commit anyway.  Returns each
-        save's outcome: ``None``, or the exception ``save_match`` would have raised.
-        If the transaction fails, nothing of it is kept and each save is made again
-        on its own, so that every save gets its own true answer (a full disk fails
-        them all; an unknown player fails only his)."""
-        latest = {_pair(saved.player_a, saved.player_b): saved for saved in saves}
-        try:
-            with self._transaction() as cursor:
-                for saved in latest.values():
-                    self._save(cursor, saved)
-        except Exception:  # noqa: BLE001 - every save below gets its own answer
-            pass
-        else:
-            return [None] * len(saves)
-        outcomes: list[BaseException | None] = []
-        for saved in saves:
-            try:
-                self.save_match(saved)
-            except Exception as error:  # the caller's answer, as from save_match
-                outcomes.append(error)
-            else:
-                outcomes.append(None)
-        return outcomes
 
     def load_match(self, player_a: str, player_b: str) -> SavedMatch | None:
         row = self._conn.execute(

@@ -244,6 +244,25 @@ def test_load_missing_match(any_store: Store) -> None:
     assert any_store.load_match("alice", "bob") is None
 
 
+def test_save_matches_commits_the_last_save_of_each_pair_and_answers_each(
+        any_store: Store) -> None:
+    with_users(any_store, "alice", "bob", "carol")
+    saves = [SavedMatch("alice", "bob", 10, "one"), SavedMatch("carol", "alice", 11, "two"),
+             SavedMatch("bob", "alice", 12, "three")]
+    assert any_store.save_matches(saves) == [None, None, None]  # type: ignore[attr-defined]
+    assert any_store.load_match("alice", "bob") == SavedMatch("alice", "bob", 12, "three")
+    assert any_store.load_match("alice", "carol") == SavedMatch("alice", "carol", 11, "two")
+
+
+def test_save_matches_with_an_unknown_player_fails_only_that_save(any_store: Store) -> None:
+    with_users(any_store, "alice", "bob")
+    outcomes = any_store.save_matches(  # type: ignore[attr-defined]
+        [SavedMatch("alice", "bob", 10, "kept"), SavedMatch("alice", "nobody", 11, "lost")])
+    assert outcomes[0] is None and isinstance(outcomes[1], UnknownUser)
+    assert any_store.load_match("alice", "bob") == SavedMatch("alice", "bob", 10, "kept")
+    assert any_store.saved_matches("alice") == [SavedMatch("alice", "bob", 10, "kept")]
+
+
 def test_delete_saved_match_in_either_order(any_store: Store) -> None:
     with_users(any_store, "alice", "bob", "carol")
     any_store.save_match(SavedMatch("alice", "bob", 5000, "ab"))
