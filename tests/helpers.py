@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from twisted.internet.address import IPv4Address
@@ -186,3 +187,38 @@ def strip_echo(raw: bytes) -> bytes:
 
 def _text(raw: bytes) -> str:
     return strip_echo(raw).decode("ascii")
+
+
+class Waits:
+    """What a loopback test waits for: conditions checked whenever something arrives
+    (``poke``), each failing after ``limit`` seconds instead of hanging the suite."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.waiters: list[tuple[Callable[[], bool], Deferred[None]]] = []
+
+    def poke(self) -> None:
+        for waiter in list(self.waiters):
+            if waiter in self.waiters and waiter[0]():
+                self.waiters.remove(waiter)
+                waiter[1].callback(None)
+
+    def until(self, done: Callable[[], bool], what: Callable[[], str]) -> Deferred[None]:
+        """Fires once ``done()``; fails with ``what()`` after ``limit`` seconds."""
+        from twisted.internet import reactor
+
+        deferred: Deferred[None] = Deferred()
+        if done():
+            deferred.callback(None)
+            return deferred
+        waiter = (done, deferred)
+        self.waiters.append(waiter)
+
+        def too_late() -> None:
+            if waiter in self.waiters:
+                self.waiters.remove(waiter)
+                deferred.errback(AssertionError(f"waited {self.limit}s for {what()}"))
+
+        call = reactor.callLater(self.limit, too_late)  # type: ignore[attr-defined]
+        deferred.addBoth(lambda result: (call.active() and call.cancel(), result)[1])
+        return deferred

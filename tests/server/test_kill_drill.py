@@ -32,7 +32,6 @@ import re
 import signal
 import sqlite3
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +39,6 @@ import pytest
 import pytest_twisted
 from passlib.hash import argon2
 from twisted.internet import reactor
-from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
 from twisted.internet.protocol import ProcessProtocol, Protocol
 from twisted.python.failure import Failure
@@ -50,6 +48,7 @@ from fibsd.rules.movegen import legal_plays
 from fibsd.rules.notation import format_fibs_moves
 from fibsd.store.sqlite import SQLiteStore
 from fibsd.wire.board import Colour, parse_board, view_position
+from tests.helpers import Waits
 
 KILLS = 20
 WAIT = 30.0  # seconds any one wait may take before the drill fails
@@ -71,41 +70,10 @@ def recorded_rolls(record: str) -> list[Entry]:
     return rolls
 
 
-class Drill:
-    """The waits of the drill: each is a condition checked whenever a line arrives or a
-    process or connection ends."""
-
-    def __init__(self) -> None:
-        self.waiters: list[tuple[Callable[[], bool], Deferred[None]]] = []
-
-    def poke(self) -> None:
-        for waiter in list(self.waiters):
-            if waiter in self.waiters and waiter[0]():
-                self.waiters.remove(waiter)
-                waiter[1].callback(None)
-
-    def until(self, done: Callable[[], bool], what: Callable[[], str]) -> Deferred[None]:
-        deferred: Deferred[None] = Deferred()
-        if done():
-            deferred.callback(None)
-            return deferred
-        waiter = (done, deferred)
-        self.waiters.append(waiter)
-
-        def too_late() -> None:
-            if waiter in self.waiters:
-                self.waiters.remove(waiter)
-                deferred.errback(AssertionError(f"waited {WAIT}s for {what()}"))
-
-        call = reactor.callLater(WAIT, too_late)
-        deferred.addBoth(lambda result: (call.active() and call.cancel(), result)[1])
-        return deferred
-
-
 class Server(ProcessProtocol):
     """``python -m fibsd`` on a loopback port of its own choosing."""
 
-    def __init__(self, drill: Drill) -> None:
+    def __init__(self, drill: Waits) -> None:
         self.drill = drill
         self.output = b""
         self.port: int | None = None
@@ -156,7 +124,7 @@ class Pair:
 class Bot(Protocol):
     """A CLIP player acting only on the lines it receives; plays the first legal play."""
 
-    def __init__(self, drill: Drill, pair: Pair, name: str) -> None:
+    def __init__(self, drill: Waits, pair: Pair, name: str) -> None:
         self.drill, self.pair, self.name = drill, pair, name
         self.opponent = pair.invitee if name == pair.inviter else pair.inviter
         self.inviter = name == pair.inviter
@@ -286,7 +254,7 @@ def write_config(path: Path, database: Path) -> Path:
     return config
 
 
-def start_server(drill: Drill, config: Path) -> Server:
+def start_server(drill: Waits, config: Path) -> Server:
     server = Server(drill)
     environ = {**os.environ, "PYTHONUNBUFFERED": "1"}
     reactor.spawnProcess(server, sys.executable,
@@ -295,7 +263,7 @@ def start_server(drill: Drill, config: Path) -> Server:
     return server
 
 
-async def round_of_play(drill: Drill, server: Server, pairs: list[Pair], *,
+async def round_of_play(drill: Waits, server: Server, pairs: list[Pair], *,
                         new: bool = True) -> list[Bot]:
     """Log everyone in and get every pair playing: resumed, or (``new``) a new match."""
     await drill.until(lambda: server.port is not None or server.ended,
@@ -380,7 +348,7 @@ async def test_kill_minus_nine_at_random_points_loses_no_match(tmp_path: Path) -
     store.close()
     config = write_config(tmp_path, database)
     pairs = [Pair(a, b, random.Random(rng.random())) for a, b in PAIRS]
-    drill = Drill()
+    drill = Waits(WAIT)
     kills = during = 0
     usage: list[tuple[int, float]] = []  # each server's RSS and CPU when it was stopped
     for _ in range(KILLS):

@@ -23,7 +23,7 @@ from fibsd.rules.notation import format_fibs_moves
 from fibsd.store.opening import open_store
 from fibsd.store.sqlite import SQLiteStore
 from fibsd.wire.board import Colour, consistency_problems, parse_board, view_position
-from tests.helpers import make_settings
+from tests.helpers import Waits, make_settings
 
 WAIT = 20.0
 
@@ -39,7 +39,7 @@ class Bot(Protocol):
         self.moves_left = 10_000
         self.board = ""
         self.move_on_board = False
-        self.waiters: list[tuple[Callable[[], bool], Deferred[None]]] = []
+        self.waits = Waits(WAIT)
         self.lost = False
 
     def dataReceived(self, data: bytes) -> None:
@@ -48,11 +48,11 @@ class Bot(Protocol):
             line = raw.decode("ascii")
             self.lines.append(line)
             self.react(line)
-        self.poke()
+        self.waits.poke()
 
     def connectionLost(self, reason: Failure = Failure(ConnectionError())) -> None:
         self.lost = True
-        self.poke()
+        self.waits.poke()
 
     def send(self, line: str) -> None:
         assert self.transport is not None
@@ -88,28 +88,8 @@ class Bot(Protocol):
         plays = legal_plays(view_position(view, colour), view.player_dice)
         self.send("move " + format_fibs_moves(plays[0].moves, colour.direction))
 
-    def poke(self) -> None:
-        for waiter in list(self.waiters):
-            if waiter in self.waiters and waiter[0]():
-                self.waiters.remove(waiter)
-                waiter[1].callback(None)
-
     def wait(self, done: Callable[[], bool], what: str) -> Deferred[None]:
-        deferred: Deferred[None] = Deferred()
-        if done():
-            deferred.callback(None)
-            return deferred
-        waiter = (done, deferred)
-        self.waiters.append(waiter)
-
-        def too_late() -> None:
-            if waiter in self.waiters:
-                self.waiters.remove(waiter)
-                deferred.errback(AssertionError(f"{self.name}: no {what}; got {self.lines[-30:]}"))
-
-        call = reactor.callLater(WAIT, too_late)
-        deferred.addBoth(lambda result: (call.active() and call.cancel(), result)[1])
-        return deferred
+        return self.waits.until(done, lambda: f"{self.name}: {what}; got {self.lines[-30:]}")
 
     def wait_line(self, predicate: Callable[[str], bool], what: str) -> Deferred[None]:
         start = len(self.lines)
