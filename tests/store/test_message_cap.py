@@ -1,25 +1,40 @@
 """The stored-message cap holds against senders at once (issue 9: 30 senders stored 75
-messages against a cap of 50, counting and writing in separate steps)."""
+messages against a cap of 50, counting and writing in separate steps), on both backends."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from fibsd.store import StoredMessage
 from fibsd.store.sqlite import SQLiteStore
 
 
-def test_senders_at_once_never_pass_the_stored_message_cap(tmp_path: Path):
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Any]:
+    """Opens a new connection to one database, of each backend (PostgreSQL's as if each
+    connection were another server)."""
+    if request.param == "sqlite":
+        return lambda: SQLiteStore(tmp_path / "fibsd.sqlite")
+    url = request.getfixturevalue("postgres_url")
+    from fibsd.store.postgres import PostgresStore
+
+    return lambda: PostgresStore(url)
+
+
+def test_senders_at_once_never_pass_the_stored_message_cap(open_store: Callable[[], Any]):
     """30 connections store for one user at the same moment, cap 10: exactly 10 kept."""
-    path = tmp_path / "fibsd.sqlite"
-    setup = SQLiteStore(path)
+    setup = open_store()
     setup.create_user("bob", "x", 1)
-    stores = [SQLiteStore(path) for _ in range(30)]
+    stores = [open_store() for _ in range(30)]
     start = threading.Barrier(30)
     results: list[bool] = []
 
-    def send(store: SQLiteStore, n: int) -> None:
+    def send(store: Any, n: int) -> None:
         start.wait()
         results.append(store.store_message(StoredMessage(f"s{n}", "bob", n, "hi"), 10))
 

@@ -124,30 +124,6 @@ def test_finishing_a_match_is_all_or_nothing(postgres_url: str) -> None:
     store.close()
 
 
-def test_senders_on_many_connections_never_pass_the_stored_message_cap(
-        postgres_url: str) -> None:
-    """30 connections (as if 30 servers) store for one user at once, cap 10: exactly 10."""
-    setup = PostgresStore(postgres_url)
-    setup.create_user("bob", "x", 1)
-    stores = [PostgresStore(postgres_url) for _ in range(30)]
-    start = threading.Barrier(30)
-    results: list[bool] = []
-
-    def send(store: PostgresStore, n: int) -> None:
-        start.wait()
-        results.append(store.store_message(StoredMessage(f"s{n}", "bob", n, "hi"), 10))
-
-    threads = [threading.Thread(target=send, args=(s, n)) for n, s in enumerate(stores)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(results) == [False] * 20 + [True] * 10
-    assert setup.count_messages("bob") == 10
-    for store in (setup, *stores):
-        store.close()
-
-
 def test_a_lost_connection_is_opened_again(postgres_url: str) -> None:
     """The server ends the session (as a PostgreSQL restart would): the call that finds
     it gone fails, the next one reconnects."""
