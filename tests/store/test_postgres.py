@@ -13,7 +13,7 @@ import pytest
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: "
                               "pip install 'fibsd[postgres]'")
 
-from fibsd.store import FinishedMatch, SavedMatch, StoredMessage, WriteFailed  # noqa: E402
+from fibsd.store import FinishedMatch, SavedMatch, WriteFailed  # noqa: E402
 from fibsd.store import migrations as sqlite_migrations  # noqa: E402
 from fibsd.store import postgres_migrations  # noqa: E402
 from fibsd.store.migrations import SchemaTooNew  # noqa: E402
