@@ -83,7 +83,7 @@ class MigrateOptions(usage.Options):
 
 class Options(usage.Options):
     synopsis = ("[--config FILE] [--data-dir DIR] [--port N] [--database FILE] "
-                "[--interface ADDRESS] [--web-port N] [--log-file FILE] "
+                "[--interface ADDRESS] [--web-port N] [--cluster URL] [--log-file FILE] "
                 "[--log-format text|json] [--log-level LEVEL] "
                 "[backup FILE | admin ... | migrate ...]")
     longdesc = ("A FIBS-compatible backgammon server. Settings: the shipped defaults, "
@@ -95,6 +95,7 @@ class Options(usage.Options):
         ["database", "d", None, "SQLite database file, or a postgresql:// URL"],
         ["interface", "i", None, "address to listen on (default 0.0.0.0)"],
         ["web-port", "w", None, "TCP port of the web face (default 8080; 0: none)", int],
+        ["cluster", None, None, "join the cluster on this Redis broker (redis://host:port/db)"],
         ["log-file", None, None, "append the log to FILE (default: standard output)"],
         ["log-format", None, "text", "text (for people) or json (one JSON object a line)"],
         ["log-level", None, "info", "debug, info, warn, error or critical"],
@@ -120,6 +121,8 @@ class Options(usage.Options):
             overrides["data_dir"] = self["data-dir"]
         if self["web-port"] is not None:
             overrides["web_port"] = self["web-port"]
+        if self["cluster"] is not None:
+            overrides["cluster.url"] = self["cluster"]
         return load_settings(Path(config) if config else None, overrides)
 
 

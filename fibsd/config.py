@@ -206,6 +206,22 @@ class FairPlay:
     claim_after: int = checked(0, between(0))
 
 
+def redis_url(value: str) -> str | None:
+    if value and not value.startswith(("redis://", "unix://")):
+        return f"must be empty (no cluster) or a redis:// URL, not {value!r}"
+    return None
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Several fibsd nodes as one server over a Redis broker (docs/cluster.md)."""
+
+    url: str = checked("", redis_url)  # empty: a single node, no broker
+    node: str = ""  # this node's name in the cluster; empty: host name and port
+    heartbeat_ms: int = checked(1000, between(100, 60000))
+    dead_after_ms: int = checked(3000, between(300, 600000))
+
+
 @dataclass(frozen=True)
 class Settings:
     interface: str = "0.0.0.0"
@@ -231,6 +247,7 @@ class Settings:
     tls: Tls = field(default_factory=Tls)
     archive: Archive = field(default_factory=Archive)
     fair: FairPlay = field(default_factory=FairPlay)
+    cluster: Cluster = field(default_factory=Cluster)
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:

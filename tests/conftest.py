@@ -1,4 +1,4 @@
-"""Fixtures shared across test packages: fresh stores."""
+"""Fixtures shared across test packages: fresh stores, throwaway servers."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +10,7 @@ from fibsd.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
     from tests.postgres_server import PostgresServer
+    from tests.redis_server import RedisServer
 
 
 @pytest.fixture
@@ -47,3 +48,25 @@ def postgres() -> Iterator["PostgresServer"]:
 def postgres_url(postgres: "PostgresServer") -> str:
     """The URL of a new, empty PostgreSQL database."""
     return postgres.new_database()
+
+
+@pytest.fixture
+def redis_server() -> Iterator["RedisServer"]:
+    """A private Redis server for one test (tests/redis_server.py): the cluster's
+    broker.  The tests that need it skip, saying why, where none can be started."""
+    pytest.importorskip("txredisapi", reason="txredisapi is not installed: "
+                        "pip install 'fibsd[cluster]'")
+    from tests.redis_server import NoRedis, RedisServer
+
+    try:
+        server = RedisServer.start()
+    except NoRedis as error:
+        pytest.skip(f"no Redis server can be started: {error}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: "RedisServer") -> str:
+    """The ``--cluster`` URL of a private Redis server."""
+    return redis_server.url

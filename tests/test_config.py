@@ -139,6 +139,10 @@ def test_overrides_win_and_resolve_against_the_current_directory(
         ('[new_accounts]\ntimezone = "Mars/Olympus"', "new_accounts.timezone",
          "unknown time zone 'Mars/Olympus'"),
         ("[passwords]\nmemory_kib = 4", "passwords.memory_kib", "must be at least 8, not 4"),
+        ('[cluster]\nurl = "nats://127.0.0.1:4222"', "cluster.url",
+         "must be empty (no cluster) or a redis:// URL, not 'nats://127.0.0.1:4222'"),
+        ("[cluster]\nheartbeat_ms = 50", "cluster.heartbeat_ms",
+         "must be at least 100 and at most 60000, not 50"),
     ],
 )
 def test_bad_keys_and_values(tmp_path: Path, text: str, key: str, problem: str) -> None:
@@ -173,3 +177,12 @@ def test_settings_are_frozen() -> None:
     settings = load_settings(None, {})
     with pytest.raises(AttributeError):
         settings.port = 1  # type: ignore[misc]
+
+
+def test_the_cluster_option_sets_the_broker_url() -> None:
+    from fibsd.__main__ import Options
+
+    options = Options()
+    options.parseOptions(["--cluster", "redis://127.0.0.1:6379/0"])
+    assert options.settings().cluster.url == "redis://127.0.0.1:6379/0"
+    assert load_settings(None, {}).cluster.url == ""  # no option, no cluster

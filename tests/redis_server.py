@@ -1,0 +1,79 @@
+"""A throwaway Redis server for the cluster tests: Debian's ``redis-server`` on a free
+loopback port, with nothing written to disk, stopped when the test ends.
+
+Pub/sub channels are not separated by Redis's database numbers, so each test that
+needs a broker gets a server of its own (it starts in a few milliseconds).
+``.ci/run`` installs the package, so CI never skips these tests.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class NoRedis(Exception):
+    """No Redis server can be started here; the message says why."""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class RedisServer:
+    """A running private server; ``url`` is what ``fibsd --cluster`` takes."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    directory: Path
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @classmethod
+    def start(cls) -> RedisServer:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise NoRedis("no redis-server binary: apt-get install redis-server")
+        directory = Path(tempfile.mkdtemp(prefix="fibsd-redis-"))
+        for _attempt in range(5):  # another process may take the free port first
+            port = _free_port()
+            process = subprocess.Popen(
+                [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                 "--appendonly", "no", "--dir", str(directory), "--daemonize", "no",
+                 "--loglevel", "warning"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if _answers(port, process):
+                return cls(process, port, directory)
+            process.kill()
+            process.wait()
+        shutil.rmtree(directory, ignore_errors=True)
+        raise NoRedis("redis-server did not start on a free loopback port")
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _answers(port: int, process: subprocess.Popen[bytes]) -> bool:
+    """Whether the server answers PING within ten seconds (False once it exited)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+                connection.sendall(b"PING\r\n")
+                if connection.recv(64).startswith(b"+PONG"):
+                    return True
+        except OSError:
+            time.sleep(0.02)
+    return False
