@@ -54,7 +54,17 @@ def _import_make_service() -> Callable[..., Any]:
     return make_service
 
 
-class BackupOptions(usage.Options):
+class _Options(usage.Options):
+    """Twisted's options, but ``--version`` (which Twisted gives every subcommand too)
+    names fibsd, not Twisted."""
+
+    def opt_version(self) -> None:
+        """Print fibsd's version and exit."""
+        print(fibsd_version())
+        sys.exit(0)
+
+
+class BackupOptions(_Options):
     synopsis = "FILE"
     longdesc = ("Copy the database to FILE (created mode 0600) through SQLite's backup "
                 "API; safe while the server runs. A PostgreSQL database is dumped with "
@@ -64,7 +74,7 @@ class BackupOptions(usage.Options):
         self["target"] = target
 
 
-class MigrateOptions(usage.Options):
+class MigrateOptions(_Options):
     synopsis = "--from FILE --to postgresql://user@host/db"
     longdesc = ("Copy a site's SQLite database into a new, empty PostgreSQL database, "
                 "verified (the rows of every table and a checksum of the ratings). "
@@ -81,7 +91,11 @@ class MigrateOptions(usage.Options):
             raise usage.UsageError("--to must be a postgresql:// URL")
 
 
-class Options(usage.Options):
+class _AdminOptions(_Options, AdminOptions):
+    pass
+
+
+class Options(_Options):
     synopsis = ("[--config FILE] [--data-dir DIR] [--port N] [--database FILE] "
                 "[--interface ADDRESS] [--web-port N] [--cluster URL] [--log-file FILE] "
                 "[--log-format text|json] [--log-level LEVEL] "
@@ -103,14 +117,9 @@ class Options(usage.Options):
 
     subCommands = [
         ["backup", None, BackupOptions, "copy the database, online"],
-        ["admin", None, AdminOptions, "accounts, bans and the admin log, in the database"],
+        ["admin", None, _AdminOptions, "accounts, bans and the admin log, in the database"],
         ["migrate", None, MigrateOptions, "copy a SQLite site into PostgreSQL, verified"],
     ]
-
-    def opt_version(self) -> None:
-        """Print fibsd's version and exit."""
-        print(fibsd_version())
-        sys.exit(0)
 
     def settings(self) -> Settings:
         """The settings these options select; raises ConfigError."""

@@ -186,3 +186,18 @@ def test_the_cluster_option_sets_the_broker_url() -> None:
     options.parseOptions(["--cluster", "redis://127.0.0.1:6379/0"])
     assert options.settings().cluster.url == "redis://127.0.0.1:6379/0"
     assert load_settings(None, {}).cluster.url == ""  # no option, no cluster
+
+
+@pytest.mark.parametrize("words", [["--version"], ["admin", "--version"],
+                                   ["backup", "--version"], ["migrate", "--version"]])
+def test_every_version_option_names_fibsd(words: list[str],
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Twisted gives each subcommand a --version of its own, naming Twisted."""
+    from importlib.metadata import version
+
+    from fibsd.__main__ import Options
+
+    with pytest.raises(SystemExit) as exited:
+        Options().parseOptions(words)
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"fibsd {version('fibsd')}\n"
