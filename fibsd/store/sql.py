@@ -21,9 +21,8 @@ dialects differ, which it sets as the hooks below:
 
 Writes run in ``_transaction()``, reads that must see one snapshot in
 ``_transaction(write=False)``: both commit at the end and roll back on any exception, and
-a write the database refuses raises ``WriteFailed``.  Values are written as both
-databases take them (flags as ``bool``, times as ``int``) and read back through
-``bool``/``int`` where SQLite would return another type.
+a write the database refuses raises ``WriteFailed``.  Flags are written as ``bool`` and
+read back through ``bool``: SQLite keeps them as 1 and 0, PostgreSQL as booleans.
 """
 
 from __future__ import annotations
@@ -408,7 +407,7 @@ class SQLStore(GroupCommit, ABC):
                         (new_name, name))
                 cursor.execute(
                     "UPDATE messages SET sender = ? WHERE sender = ?", (new_name, name))
-        except self._NAME_CLASH as error:  # an account of that name came meanwhile
+        except self._NAME_CLASH as error:  # made meanwhile (PostgreSQL's writers run at once)
             raise NameTaken(new_name) from error
 
     def delete_user(self, name: str) -> None:

@@ -70,6 +70,7 @@ class SQLiteStore(SQLStore):
         self._conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
         self._conn.execute("PRAGMA foreign_keys = ON")
         self._path = str(path)
+        self._autocommit = nullcontext(self._conn)
         self._checkpointer: sqlite3.Connection | None = None
         if str(path) != ":memory:":
             self._conn.execute("PRAGMA journal_mode = WAL")
@@ -103,7 +104,7 @@ class SQLiteStore(SQLStore):
 
     def _reads(self) -> nullcontext[sqlite3.Connection]:
         """The connection itself: a statement outside a transaction is one of its own."""
-        return nullcontext(self._conn)
+        return self._autocommit
 
     # the dialect (fibsd.store.sql)
 
