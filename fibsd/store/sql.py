@@ -60,6 +60,12 @@ _SAVED_COLUMNS = "player_a, player_b, saved, record"
 _BAN_COLUMNS = "kind, value, created, until, admin, reason"
 _DEPARTURE_COLUMNS = "player_a, player_b, dropper, left_at, offered, counts_now"
 _RECIPIENT = "recipient_id = (SELECT id FROM users WHERE name = ?)"
+# made once: every game action runs it, and a string made anew is hashed anew
+_SAVE_MATCH = (
+    f"INSERT INTO saved_matches ({_SAVED_COLUMNS}) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT (player_a, player_b)"
+    " DO UPDATE SET saved = excluded.saved, record = excluded.record"
+)
 
 
 def _pair(player_a: str, player_b: str) -> tuple[str, str]:
@@ -264,12 +270,7 @@ class SQLStore(GroupCommit, ABC):
         player_a, player_b = _pair(saved.player_a, saved.player_b)
         for player in (player_a, player_b):
             cls._user_id(cursor, player)
-        cursor.execute(
-            f"INSERT INTO saved_matches ({_SAVED_COLUMNS})"
-            " VALUES (?, ?, ?, ?) ON CONFLICT (player_a, player_b)"
-            " DO UPDATE SET saved = excluded.saved, record = excluded.record",
-            (player_a, player_b, saved.saved, saved.record),
-        )
+        cursor.execute(_SAVE_MATCH, (player_a, player_b, saved.saved, saved.record))
 
     def load_match(self, player_a: str, player_b: str) -> SavedMatch | None:
         row = self._one(
