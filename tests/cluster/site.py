@@ -219,22 +219,40 @@ async def play(site: Site, placement: dict[str, int], script: list[tuple[Any, ..
     the site has one); returns every line each client received, ``normal``-ised.
 
     Steps: ``("login", name, clip)``, ``("send", name, line, wait, ...)`` where each
-    wait is ``(client, line)``, ``("bye", name)`` (he quits; every node forgets him).
+    wait is ``(client, line)`` (a line ending with ``*``: a line starting so), ``("bye", name)`` (he quits; every node forgets him).
     """
     clients: dict[str, Client] = {}
+    clip_users: dict[str, bool] = {}
     for name in placement:
         site.create_account(name)
     for step in script:
         kind, name = step[0], step[1]
         if kind == "login":
             node = placement[name] if site.count > 1 else 0
+            for other in clients.values():  # what the others are told comes first
+                other.seen = len(other.lines)
             clients[name] = await site.login(name, node, clip=step[2])
+            for other, client in clients.items():
+                if other == name:
+                    continue
+                if clip_users[other]:
+                    await client.expect(lambda got, name=name: got.startswith(f"5 {name} "))
+                    await client.expect("6")
+                else:
+                    await client.expect(lambda got, name=name: _matches(got, f"{name} logs in."))
+            clip_users[name] = step[2]
         elif kind == "send":
             clients[name].send(step[2])
             for who, line in step[3:]:
-                await clients[who].expect(lambda got, line=line: normal(got) == line)
+                await clients[who].expect(lambda got, line=line: _matches(normal(got), line))
         elif kind == "bye":
             clients[name].send("bye")
             await clients[name].gone()
             await site.waits.until(lambda: site.nowhere(name), lambda: f"{name} gone")
     return {name: [normal(line) for line in client.lines] for name, client in clients.items()}
+
+
+def _matches(got: str, wanted: str) -> bool:
+    """``wanted`` is the line (after a telnet prompt, if one came first)."""
+    got = got.removeprefix("> ")
+    return got.startswith(wanted[:-1]) if wanted.endswith("*") else got == wanted

@@ -25,12 +25,12 @@ CHAT = [
     ("send", "carol", "tell alice are you there?",
      ("carol", "alice is away: having tea")),
     ("send", "bob", "who", ("bob", "6")),
-    ("send", "carol", "waitfor dave", ("carol", "> ** Waiting for dave to log in.")),
+    ("send", "carol", "waitfor dave", ("carol", "** Waiting for dave to log in.")),
     ("login", "dave", True),
     ("send", "dave", "tell carol here I am", ("carol", "dave tells: here I am")),
     ("send", "dave", "message alice see you", ("dave", "10 alice")),
     ("bye", "bob"),
-    ("send", "carol", "kibitz hello", ("carol", "> ** You're not watching or playing.")),
+    ("send", "carol", "kibitz hello", ("carol", "** You're not watching or playing.")),
 ]
 PLACES = {"alice": 0, "bob": 1, "carol": 1, "dave": 0}
 
