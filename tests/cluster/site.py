@@ -197,12 +197,12 @@ class Site:
                 await service.stopService()
 
 
-_TIME = re.compile(r"\b1[0-9]{9}\b")
+_TIME = re.compile(r"\b1[0-9]{9}\b|\b[0-9]{2}:[0-9]{2}(:[0-9]{2})?\b")
 
 
 def normal(line: str) -> str:
-    """A line with what differs between two runs (Unix times, CLIP 5's idle and login
-    fields) replaced."""
+    """A line with what differs between two runs (Unix times, clock times, CLIP 5's
+    idle and login fields) replaced."""
     if line.startswith("5 "):
         fields = line.split(" ")
         fields[8:10] = ["IDLE", "LOGIN"]
