@@ -145,6 +145,15 @@ class Site:
             self.services.append(service)
             self.ports.append(port.getHost().port)
 
+    async def crash(self, node: int) -> None:
+        """The node dies: not another word to the broker (no logouts, no heartbeats),
+        then its connections close."""
+        cluster = self.services[node].cluster
+        cluster._heartbeat.stop()
+        cluster.broker.stop()
+        cluster.broker = None
+        await self.services[node].stopService()
+
     def lobby(self, node: int) -> Any:
         return self.services[node].shared.lobby
 
@@ -218,7 +227,8 @@ async def play(site: Site, placement: dict[str, int], script: list[tuple[Any, ..
     """Run ``script`` with each user on his node in ``placement`` (all on node 0 when
     the site has one); returns every line each client received, ``normal``-ised.
 
-    Steps: ``("login", name, clip)``, ``("send", name, line, wait, ...)`` where each
+    Steps: ``("login", name, clip[, node])``, ``("crash", name)`` (his node dies; on
+    a single node he hangs up), ``("send", name, line, wait, ...)`` where each
     wait is ``(client, line)`` (a line ending with ``*``: a line starting so), ``("bye", name)`` (he quits; every node forgets him).
     """
     clients: dict[str, Client] = {}
@@ -228,7 +238,7 @@ async def play(site: Site, placement: dict[str, int], script: list[tuple[Any, ..
     for step in script:
         kind, name = step[0], step[1]
         if kind == "login":
-            node = placement[name] if site.count > 1 else 0
+            node = (step[3] if len(step) > 3 else placement[name]) if site.count > 1 else 0
             for other in clients.values():  # what the others are told comes first
                 other.seen = len(other.lines)
             clients[name] = await site.login(name, node, clip=step[2])
@@ -239,12 +249,22 @@ async def play(site: Site, placement: dict[str, int], script: list[tuple[Any, ..
                     await client.expect(lambda got, name=name: got.startswith(f"5 {name} "))
                     await client.expect("6")
                 else:
-                    await client.expect(lambda got, name=name: _matches(got, f"{name} logs in."))
+                    await client.expect(lambda got, name=name: _matches(got, f"{name} logs in*"))
             clip_users[name] = step[2]
         elif kind == "send":
             clients[name].send(step[2])
             for who, line in step[3:]:
                 await clients[who].expect(lambda got, line=line: _matches(normal(got), line))
+        elif kind == "wait":  # ("wait", "", wait, ...): lines that must come
+            for who, line in step[2:]:
+                await clients[who].expect(lambda got, line=line: _matches(normal(got), line))
+        elif kind == "crash":  # one node: he hangs up; a cluster: his node dies
+            if site.count > 1:
+                await site.crash(placement[name])
+            else:
+                clients[name].hang_up()
+            await clients[name].gone()
+            await site.waits.until(lambda: site.nowhere(name), lambda: f"{name} gone")
         elif kind == "bye":
             clients[name].send("bye")
             await clients[name].gone()
