@@ -309,6 +309,12 @@ class ClusterNode:
                 self._login(sender, payload, clip.logs_in(payload["u"]), None)
         for name in players:
             self.match_hosts[name] = sender
+        # Listed in login order, as on one node, however the syncs came in.
+        ordered = sorted(self.lobby.online.items(),
+                         key=lambda item: self.keys.get(item[0], (0.0, "")))
+        self.lobby.online.clear()
+        self.lobby.online.update(ordered)
+        self.lobby._who_lines = None
 
     def _login(self, sender: str, payload: dict[str, Any], text: str,
                replaced_key: list[Any] | None) -> None:
