@@ -14,8 +14,9 @@ On ``fibsd:all`` only:
 
 To one node (a "broadcast" item is put in every known node's message):
   ``["want"]``         send me your ``sync`` (I did not know you: a late heartbeat).
-  ``["sync", [login, ...], [player, ...]]``  the sender's own users (``login``
-                       payloads as below) and the players of the matches it hosts.
+  ``["sync", [login, ...], [player, ...], [[inviter, invitation], ...]]``  the sender's
+                       own users (``login`` payloads as below), the players of the
+                       matches it hosts and its users' invitations.
   ``["in", login, text, replaced_key]``  (broadcast) a user logged in on the sender;
                        ``text`` is the CLIP 7 text; ``replaced_key`` the key of the
                        connection it took over (None: a fresh login).
@@ -26,6 +27,12 @@ To one node (a "broadcast" item is put in every known node's message):
                        node ran ``broadcast_who`` for him, every node does the same.
   ``["m", player, on]``  (broadcast) a match with ``player`` began (1) or ended (0) on
                        the sender: his match commands go there.
+  ``["inv", inviter, invitation]``  (broadcast) an invitation made (``[inviter, invitee,
+                       length, confirmed, sent, seed hex]``) or dropped (None); every
+                       node keeps a copy (for ``fairdice``), ``join`` acts on the
+                       inviter's node.
+  ``["ping", n]`` / ``["pong", n]``  a round trip (``ClusterNode.round_trip``): after
+                       the pong, each side has handled all the other sent before it.
   ``["d", method, args, [name, ...]]``  deliveries: call ``method`` (``DELIVERY``) with
                        ``args`` on these users' sessions (users of the receiver);
                        consecutive identical deliveries share one item.

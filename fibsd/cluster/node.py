@@ -32,6 +32,7 @@ from fibsd.cluster import messages as m
 from fibsd.cluster.broker import Broker
 from fibsd.cluster.remote import RemoteSession
 from fibsd.server import commands
+from fibsd.server.commands.play import Invitation
 from fibsd.server.match import live_match
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
@@ -69,6 +70,45 @@ class MatchTable(dict[str, Any]):
         self._node.broadcast(["m", name, 0])
 
 
+class InvitationTable(dict[str, Any]):
+    """``Lobby.invitations`` on a cluster node: each invitation made or dropped here is
+    told to the other nodes, which keep a copy (``fairdice`` lists the invitations a
+    user got; the invitation itself is acted on where it was made, by ``join``)."""
+
+    def __init__(self, node: ClusterNode) -> None:
+        super().__init__()
+        self._node = node
+
+    def __setitem__(self, name: str, invitation: Any) -> None:
+        super().__setitem__(name, invitation)
+        self._node.broadcast(["inv", name, _invitation_fields(invitation)])
+
+    def __delitem__(self, name: str) -> None:
+        super().__delitem__(name)
+        self._node.broadcast(["inv", name, None])
+
+    def pop(self, name: str, *default: Any) -> Any:
+        if name in self:
+            self._node.broadcast(["inv", name, None])
+        return super().pop(name, *default)
+
+    def copy_from(self, name: str, fields: list[Any] | None) -> None:
+        """Another node's invitation (None: it is gone), kept without telling anyone."""
+        if fields is None:
+            dict.pop(self, name, None)
+        else:
+            inviter, invitee, length, confirmed, sent, seed = fields
+            dict.__setitem__(self, name, Invitation(
+                inviter, invitee, length, confirmed, sent,
+                bytes.fromhex(seed) if seed is not None else None))
+
+
+def _invitation_fields(invitation: Any) -> list[Any]:
+    seed = invitation.server_seed
+    return [invitation.inviter, invitation.invitee, invitation.length, invitation.confirmed,
+            invitation.sent, seed.hex() if seed is not None else None]
+
+
 class ClusterNode:
     def __init__(self, services: Services, reactor: Any) -> None:
         self.services = services
@@ -89,10 +129,14 @@ class ClusterNode:
         self._heartbeat = LoopingCall(self._beat)
         self._heartbeat.clock = reactor
         self.lobby.matches = MatchTable(self)
+        self.invitations = self.lobby.invitations = InvitationTable(self)
+        self._pings: dict[int, tuple[set[str], Deferred[None]]] = {}
+        self._ping_count = 0
         self._handlers = {
             "hello": self._hello, "hb": self._nothing, "want": self._want, "sync": self._sync,
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
             "d": self._deliveries, "f": self._forwarded, "done": self._done,
+            "inv": self._invitation, "ping": self._ping, "pong": self._pong,
         }
 
     # --- starting and stopping ------------------------------------------------------
@@ -298,9 +342,13 @@ class ClusterNode:
                   for user in self.lobby.local_users() if user.name in self.keys]
         players = [name for name in self.lobby.matches
                    if live_match(self.lobby, name) is not None]
-        self.send(sender, ["sync", logins, players])
+        invitations = [[name, _invitation_fields(invitation)]
+                       for name, invitation in self.invitations.items()
+                       if name in self.keys and self.keys[name][1] == self.name]
+        self.send(sender, ["sync", logins, players, invitations])
 
-    def _sync(self, sender: str, logins: list[dict[str, Any]], players: list[str]) -> None:
+    def _sync(self, sender: str, logins: list[dict[str, Any]], players: list[str],
+              invitations: list[list[Any]]) -> None:
         for payload in logins:
             current = self.lobby.online.get(payload["u"])
             if current is not None and self.keys.get(current.name) == tuple(payload["k"]):
@@ -309,6 +357,8 @@ class ClusterNode:
                 self._login(sender, payload, clip.logs_in(payload["u"]), None)
         for name in players:
             self.match_hosts[name] = sender
+        for name, fields in invitations:
+            self.invitations.copy_from(name, fields)
         # Listed in login order, as on one node, however the syncs came in.
         ordered = sorted(self.lobby.online.items(),
                          key=lambda item: self.keys.get(item[0], (0.0, "")))
@@ -376,6 +426,33 @@ class ClusterNode:
             self.match_hosts[name] = sender
         elif self.match_hosts.get(name) == sender:
             del self.match_hosts[name]
+
+    def _invitation(self, sender: str, name: str, fields: list[Any] | None) -> None:
+        self.invitations.copy_from(name, fields)
+
+    def round_trip(self) -> Deferred[None]:
+        """Fires once every node known now has answered: by then each has handled
+        everything this node sent it before, and this node everything it sent before
+        its answer (a barrier for tests; a health check)."""
+        done: Deferred[None] = Deferred()
+        if not self.peers:
+            done.callback(None)
+            return done
+        self._ping_count += 1
+        self._pings[self._ping_count] = (set(self.peers), done)
+        self.broadcast(["ping", self._ping_count])
+        return done
+
+    def _ping(self, sender: str, token: int) -> None:
+        self.send(sender, ["pong", token])
+
+    def _pong(self, sender: str, token: int) -> None:
+        waiting = self._pings.get(token)
+        if waiting is not None:
+            waiting[0].discard(sender)
+            if not waiting[0]:
+                del self._pings[token]
+                waiting[1].callback(None)
 
     def _deliveries(self, sender: str, method: str, args: list[Any], names: list[str]) -> None:
         call = m.DELIVERY[method]
@@ -449,6 +526,11 @@ class ClusterNode:
                     if watcher.watching in (player, opponent):
                         watcher.session.notify_event(line)
             self.lobby.broadcast_who(user)
+        for token, (waiting, answered) in list(self._pings.items()):
+            waiting.discard(node)
+            if not waiting:
+                del self._pings[token]
+                answered.callback(None)
         for name, (target, done, session) in list(self.pending.items()):
             if target == node:
                 del self.pending[name]
