@@ -212,9 +212,9 @@ class ClusterNode:
         if self.broker is None:
             return
         for node, items in out.items():
-            if not self.broker.publish(m.node_channel(node), m.encode(self.name, items)):
-                _log.warn("cluster: {count} items for node {node} lost: no broker",
-                          event="cluster", node=node, count=len(items))
+            # Without a broker the items are lost (the broker connection logs its loss
+            # once); the nodes resynchronise when they hear each other again.
+            self.broker.publish(m.node_channel(node), m.encode(self.name, items))
 
     # --- what the lobby and the sessions tell us ------------------------------------
 

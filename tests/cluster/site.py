@@ -112,7 +112,10 @@ class Site:
     def settings(self, index: int) -> Any:
         overrides: dict[str, Any] = {
             "port": 0, "interface": "127.0.0.1", "database": self.database,
-            "passwords.memory_kib": 64, "passwords.time_cost": 1, "presence_delay_ms": 0}
+            "passwords.memory_kib": 64, "passwords.time_cost": 1, "presence_delay_ms": 0,
+            # Several nodes share this process's gc: none takes it over (a node that
+            # dies first would hand back the settings another one made).
+            "gc_interval": 0}
         if self.count > 1:
             assert self.redis_url is not None
             overrides.update({"cluster.url": self.redis_url, "cluster.node": f"n{index}",
@@ -201,7 +204,8 @@ class Site:
         for client in self.clients:
             if not client.closed and client.transport is not None:
                 client.transport.loseConnection()
-        for service in self.services:
+        # In reverse: each node's collector gives back the gc settings it found.
+        for service in reversed(self.services):
             if service.running:
                 await service.stopService()
 

@@ -91,7 +91,8 @@ class ClusterDriver(LoopbackDriver):
         self.nodes, self.ports = [], []
 
     async def stop(self) -> None:
-        for service in self.nodes:
+        # In reverse: each node's collector gives back the gc settings it found.
+        for service in reversed(self.nodes):
             await service.stopService()
         for protocol in self.clients.values():
             if protocol.transport is not None:
