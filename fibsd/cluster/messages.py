@@ -9,6 +9,7 @@ element the kind):
 
 On ``fibsd:all`` only:
   ``["hello"]``        a node (re)started: forget what you knew of it, send it ``sync``.
+  ``["bye"]``          a node stops (after its users' logouts): forget it now.
   ``["hb"]``           heartbeat, every ``cluster.heartbeat_ms``; a node unheard for
                        ``cluster.dead_after_ms`` is dead (its users drop connection).
 

@@ -133,7 +133,7 @@ class ClusterNode:
         self._pings: dict[int, tuple[set[str], Deferred[None]]] = {}
         self._ping_count = 0
         self._handlers = {
-            "hello": self._hello, "hb": self._nothing, "want": self._want, "sync": self._sync,
+            "hello": self._hello, "hb": self._nothing, "bye": self._bye, "want": self._want, "sync": self._sync,
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
             "d": self._deliveries, "f": self._forwarded, "done": self._done,
             "inv": self._invitation, "ping": self._ping, "pong": self._pong,
@@ -156,6 +156,7 @@ class ClusterNode:
             self._heartbeat.stop()
         self._flush()
         if self.broker is not None:
+            self.broker.publish(m.ALL, m.encode(self.name, [["bye"]]))
             self.broker.stop()
 
     def _subscribed(self) -> None:
@@ -306,6 +307,8 @@ class ClusterNode:
                       channel=channel.decode("utf-8", "replace"))
             return
         if sender == self.name:
+            return
+        if sender not in self.peers and items and items[0][0] == "bye":
             return
         if sender not in self.peers and items and items[0][0] != "hello":
             # A node we did not know (we started late, or took it for dead): tell it
@@ -497,6 +500,11 @@ class ClusterNode:
             waiting[1].callback(None)
 
     # --- a node gone ------------------------------------------------------------------
+
+    def _bye(self, sender: str) -> None:
+        """The node stopped (its users have logged out already)."""
+        _log.info("cluster node {node} left", event="cluster", node=sender)
+        self._forget(sender)
 
     def _dead(self, node: str) -> None:
         _log.warn("cluster node {node} is dead: unheard for {ms} ms", event="cluster",

@@ -67,3 +67,22 @@ async def test_one_name_logging_in_on_two_nodes_at_once(tmp_path: Path, redis_ur
                 assert user.session.home == f"n{winner.node}"
     finally:
         await site.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_node_that_stops_says_so(tmp_path: Path, redis_url: str) -> None:
+    """A node shut down logs its users out (as on one server) and is forgotten at once,
+    long before it would be taken for dead."""
+    site = Site(tmp_path, redis_url, nodes=2)
+    await site.start()
+    try:
+        alice = await site.login("alice", node=0)
+        await site.login("bob", node=1)
+        alice.new()
+        await site.services[1].stopService()
+        lines = await alice.expect(lambda line: line.startswith("8 bob "))
+        assert lines[-1] == "8 bob bob logs out."
+        await site.waits.until(lambda: not site.services[0].cluster.peers,
+                               lambda: "node 1 forgotten")
+    finally:
+        await site.stop()
