@@ -32,8 +32,10 @@ To one node (a "broadcast" item is put in every known node's message):
                        length, confirmed, sent, seed hex]``) or dropped (None); every
                        node keeps a copy (for ``fairdice``), ``join`` acts on the
                        inviter's node.
-  ``["ping", n]`` / ``["pong", n]``  a round trip (``ClusterNode.round_trip``): after
-                       the pong, each side has handled all the other sent before it.
+  ``["q", n, kind]`` / ``["a", n, answer]``  a question to every node and its answers
+                       (``ClusterNode.ask``): ``games`` (the matches it hosts, for
+                       ``show games`` and ``stat``) or ``ping`` (a round trip: after the
+                       answer, each side has handled all the other sent before it).
   ``["d", method, args, [name, ...]]``  deliveries: call ``method`` (``DELIVERY``) with
                        ``args`` on these users' sessions (users of the receiver);
                        consecutive identical deliveries share one item.

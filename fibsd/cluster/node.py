@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -32,12 +32,14 @@ from fibsd.cluster import messages as m
 from fibsd.cluster.broker import Broker
 from fibsd.cluster.remote import RemoteSession
 from fibsd.server import commands
+from fibsd.server.commands.listings import running_games
 from fibsd.server.commands.play import Invitation
 from fibsd.server.match import live_match
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
 from fibsd.wire import clip
-from fibsd.wire import game_text
+from fibsd.wire import game_text, listings_text
+from fibsd.wire.listings_text import GameRow
 
 if TYPE_CHECKING:
     from fibsd.server.session import Services, Session
@@ -130,13 +132,15 @@ class ClusterNode:
         self._heartbeat.clock = reactor
         self.lobby.matches = MatchTable(self)
         self.invitations = self.lobby.invitations = InvitationTable(self)
-        self._pings: dict[int, tuple[set[str], Deferred[None]]] = {}
-        self._ping_count = 0
+        # Questions asked of every node (``ask``): token -> (nodes still to answer,
+        # answers by node, fired with them).
+        self._asks: dict[int, tuple[set[str], dict[str, Any], Deferred[list[Any]]]] = {}
+        self._ask_count = 0
         self._handlers = {
             "hello": self._hello, "hb": self._nothing, "bye": self._bye, "want": self._want, "sync": self._sync,
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
             "d": self._deliveries, "f": self._forwarded, "done": self._done,
-            "inv": self._invitation, "ping": self._ping, "pong": self._pong,
+            "inv": self._invitation, "q": self._question, "a": self._answer,
         }
 
     # --- starting and stopping ------------------------------------------------------
@@ -271,6 +275,9 @@ class ClusterNode:
     def route(self, session: Session, command: str, rest: str) -> Deferred[None] | None:
         user = session.user
         assert user is not None
+        if self.peers and (command == "stat" or command == "show"
+                           and rest.lower().split()[:1] == ["games"]):
+            return self._listing(session, command)
         target = self._where(user, command, rest)
         if target is None:
             return None
@@ -433,29 +440,58 @@ class ClusterNode:
     def _invitation(self, sender: str, name: str, fields: list[Any] | None) -> None:
         self.invitations.copy_from(name, fields)
 
-    def round_trip(self) -> Deferred[None]:
-        """Fires once every node known now has answered: by then each has handled
-        everything this node sent it before, and this node everything it sent before
-        its answer (a barrier for tests; a health check)."""
-        done: Deferred[None] = Deferred()
+    def ask(self, kind: str) -> Deferred[list[Any]]:
+        """Every node known now answers ``kind`` (``ANSWERS``); fires with their answers
+        (those of nodes that die meanwhile left out).  Once it fires each node has also
+        handled everything this node sent it before, and this node everything it sent
+        before its answer."""
+        done: Deferred[list[Any]] = Deferred()
         if not self.peers:
-            done.callback(None)
+            done.callback([])
             return done
-        self._ping_count += 1
-        self._pings[self._ping_count] = (set(self.peers), done)
-        self.broadcast(["ping", self._ping_count])
+        self._ask_count += 1
+        self._asks[self._ask_count] = (set(self.peers), {}, done)
+        self.broadcast(["q", self._ask_count, kind])
         return done
 
-    def _ping(self, sender: str, token: int) -> None:
-        self.send(sender, ["pong", token])
+    def round_trip(self) -> Deferred[list[Any]]:
+        """A barrier (tests) or a health check: every node has caught up with this one."""
+        return self.ask("ping")
 
-    def _pong(self, sender: str, token: int) -> None:
-        waiting = self._pings.get(token)
-        if waiting is not None:
-            waiting[0].discard(sender)
-            if not waiting[0]:
-                del self._pings[token]
-                waiting[1].callback(None)
+    def _question(self, sender: str, token: int, kind: str) -> None:
+        answer = None
+        if kind == "games":
+            answer = [[g.first, g.second, g.length, g.first_score, g.second_score]
+                      for g in running_games(self.lobby)]
+        self.send(sender, ["a", token, answer])
+
+    def _answer(self, sender: str, token: int, answer: Any) -> None:
+        asked = self._asks.get(token)
+        if asked is not None:
+            asked[0].discard(sender)
+            asked[1][sender] = answer
+            self._answered(token)
+
+    def _answered(self, token: int) -> None:
+        waiting, answers, done = self._asks[token]
+        if not waiting:
+            del self._asks[token]
+            done.callback([answers[node] for node in sorted(answers)])
+
+    def _listing(self, session: Session, command: str) -> Deferred[None]:
+        """``show games`` and ``stat`` count every node's matches."""
+
+        def answered(answers: list[Any]) -> Any:
+            rows = running_games(self.lobby) + [
+                GameRow(*row) for rows in answers for row in rows or ()]
+            if command == "show":
+                session.send(*listings_text.format_games(rows))
+                return None
+            online = len(self.lobby.online)
+            return maybeDeferred(session.db.ratings).addCallback(
+                lambda accounts: session.send(*clip.format_stat(len(accounts), online, len(rows))))
+
+        return self.ask("games").addCallback(answered)
 
     def _deliveries(self, sender: str, method: str, args: list[Any], names: list[str]) -> None:
         call = m.DELIVERY[method]
@@ -534,11 +570,9 @@ class ClusterNode:
                     if watcher.watching in (player, opponent):
                         watcher.session.notify_event(line)
             self.lobby.broadcast_who(user)
-        for token, (waiting, answered) in list(self._pings.items()):
+        for token, (waiting, _, _) in list(self._asks.items()):
             waiting.discard(node)
-            if not waiting:
-                del self._pings[token]
-                answered.callback(None)
+            self._answered(token)
         for name, (target, done, session) in list(self.pending.items()):
             if target == node:
                 del self.pending[name]

@@ -23,6 +23,8 @@ MATCH = [
     ("send", "alice", "move 8-5 6-5", ("bob", "Please move 4 pieces."),
      ("alice", "bob rolls 6 and 6."), ("alice", "board:*"),
      ("carol", "bob rolls 6 and 6."), ("carol", "board:*")),
+    ("send", "carol", "show games", ("carol", "alice*")),
+    ("send", "bob", "stat", ("bob", "Matches being played: 1")),
     ("send", "carol", "kibitz nice", ("carol", "** 2 users heard you."),
      ("alice", "15 carol nice"), ("bob", "15 carol nice")),
     ("send", "bob", "whisper she is good", ("bob", "** 1 user heard you."),
