@@ -39,9 +39,10 @@ To one node (a "broadcast" item is put in every known node's message):
   ``["d", method, args, [name, ...]]``  deliveries: call ``method`` (``DELIVERY``) with
                        ``args`` on these users' sessions (users of the receiver);
                        consecutive identical deliveries share one item.
-  ``["f", name, command, rest]``  run ``command`` for ``name`` (a user of the sender) here,
-                       as his proxy; its replies come back as deliveries, then
-  ``["done", name]``   the forwarded command is done: the sender's session prompts and
+  ``["f", name, command, rest, n]``  run ``command`` for ``name`` (a user of the
+                       sender) here, as his proxy; its replies come back as
+                       deliveries, then
+  ``["done", n]``      forwarded command ``n`` is done: the sender's session prompts and
                        goes on with the next line.
 
 A login payload: ``{"u": name, "k": [time, node], "lt": login time, "h": host,

@@ -123,7 +123,9 @@ class ClusterNode:
         self.keys: dict[str, tuple[float, str]] = {}  # online name -> login key
         self.snaps: dict[str, dict[str, Any]] = {}  # online name -> last replicated state
         self.match_hosts: dict[str, str] = {}  # player -> the other node hosting his match
-        self.pending: dict[str, tuple[str, Deferred[None], Session]] = {}  # forwarded
+        # Commands forwarded to other nodes, by number: (node, fired when done, session).
+        self.pending: dict[int, tuple[str, Deferred[None], Session]] = {}
+        self._forward_count = 0
         self._out: dict[str, list[list[Any]]] = {}
         self._flush_call: Any = None
         self._applying: OnlineUser | None = None  # changes to him are not republished
@@ -282,8 +284,9 @@ class ClusterNode:
         if target is None:
             return None
         done: Deferred[None] = Deferred()
-        self.pending[user.name] = (target, done, session)
-        self.send(target, ["f", user.name, command, rest])
+        self._forward_count += 1
+        self.pending[self._forward_count] = (target, done, session)
+        self.send(target, ["f", user.name, command, rest, self._forward_count])
         return done
 
     def _where(self, user: OnlineUser, command: str, rest: str) -> str | None:
@@ -362,7 +365,9 @@ class ClusterNode:
         for payload in logins:
             current = self.lobby.online.get(payload["u"])
             if current is not None and self.keys.get(current.name) == tuple(payload["k"]):
-                self._state(sender, current.name, payload["s"], 1)
+                changed = m.changes(payload["s"], self.snaps.get(current.name, {}))
+                if changed:  # a sync asked again: only news is pushed to clients
+                    self._state(sender, current.name, changed, 1)
             else:
                 self._login(sender, payload, clip.logs_in(payload["u"]), None)
         for name in players:
@@ -502,12 +507,14 @@ class ClusterNode:
             if user is not None and not user.session.remote:
                 getattr(user.session, call)(*args)
 
-    def _forwarded(self, sender: str, name: str, command: str, rest: str) -> None:
+    def _forwarded(self, sender: str, name: str, command: str, rest: str, number: int) -> None:
         """A command of a user of ``sender`` about a match here: run it as his proxy."""
         user = self.lobby.online.get(name)
         found = commands.COMMANDS.get(command)
         if user is None or not user.session.remote or found is None:
-            self.send(sender, ["done", name])
+            # Not (or no longer) known here: the login or the logout is on its way.
+            self.deliver(sender, name, "s", [f"** {FAILED}"])
+            self.send(sender, ["done", number])
             return
 
         def failed(failure: Failure) -> None:
@@ -517,7 +524,7 @@ class ClusterNode:
 
         def finish(_: object = None) -> None:
             self.command_done(user)
-            self.send(sender, ["done", name])
+            self.send(sender, ["done", number])
 
         try:
             result = found.run(user.session, rest)  # type: ignore[arg-type]
@@ -529,10 +536,10 @@ class ClusterNode:
         else:
             finish()
 
-    def _done(self, sender: str, name: str) -> None:
-        waiting = self.pending.get(name)
+    def _done(self, sender: str, number: int) -> None:
+        waiting = self.pending.get(number)
         if waiting is not None and waiting[0] == sender:
-            del self.pending[name]
+            del self.pending[number]
             waiting[1].callback(None)
 
     # --- a node gone ------------------------------------------------------------------
@@ -573,9 +580,9 @@ class ClusterNode:
         for token, (waiting, _, _) in list(self._asks.items()):
             waiting.discard(node)
             self._answered(token)
-        for name, (target, done, session) in list(self.pending.items()):
+        for number, (target, done, session) in list(self.pending.items()):
             if target == node:
-                del self.pending[name]
+                del self.pending[number]
                 session.error(FAILED)
                 done.callback(None)
 
