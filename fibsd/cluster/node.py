@@ -290,6 +290,7 @@ class ClusterNode:
         self._forward_count += 1
         self.pending[self._forward_count] = (target, done, session)
         self.send(target, ["f", user.name, command, rest, self._forward_count])
+        self._flush()  # he waits for nothing else
         return done
 
     def _where(self, user: OnlineUser, command: str, rest: str) -> str | None:

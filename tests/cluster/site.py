@@ -105,6 +105,7 @@ class Site:
         self.waits = Waits(LIMIT)
         self.clients: list[Client] = []
         self.accounts: set[str] = set()
+        self.settings_overrides: dict[str, Any] = {}  # for every node
         # Server state (who is online where) changes without a client hearing of it:
         # the conditions are looked at again every few milliseconds too.
         self._poker = LoopingCall(self.waits.poke)
@@ -121,7 +122,7 @@ class Site:
             overrides.update({"cluster.url": self.redis_url, "cluster.node": f"n{index}",
                               "cluster.heartbeat_ms": HEARTBEAT_MS,
                               "cluster.dead_after_ms": DEAD_AFTER_MS})
-        return make_settings(**overrides)
+        return make_settings(**overrides, **self.settings_overrides)
 
     async def start(self) -> None:
         self._poker.start(0.02, now=False)
