@@ -50,7 +50,8 @@ _log = Logger()
 MATCH_COMMANDS = frozenset({
     "roll", "move", "off", "double", "redouble", "accept", "reject", "resign", "beaver",
     "raccoon", "leave", "claim"})
-# Commands about the match played, or else watched.
+# Commands about the match played, or else watched.  (``join``, ``watch``, ``look``,
+# ``oldboard`` and ``oldmoves`` go where the match or invitation they name is: ``_where``.)
 VIEW_COMMANDS = frozenset({"board", "pip", "fairdice"})
 FAILED = "Sorry, the server could not complete that command."
 
@@ -299,8 +300,11 @@ class ClusterNode:
             return mine
         if command in VIEW_COMMANDS:
             return mine if user.playing is not None else self.host_of(user.watching)
-        if command not in ("join", "watch", "look"):
+        if command not in ("join", "watch", "look", "oldboard", "oldmoves"):
             return None
+        if command in ("join", "oldboard", "oldmoves") and mine is not None \
+                and not rest.split():
+            return mine
         if command == "join" and mine is not None:
             return mine
         words = rest.split()

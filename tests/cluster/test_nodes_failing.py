@@ -55,9 +55,10 @@ TAKEOVER = START + [
 
 
 async def _run(tmp_path: Path, redis_url: str | None, nodes: int, places: dict[str, int],
-               script: list[tuple[Any, ...]]) -> dict[str, list[str]]:
+               script: list[tuple[Any, ...]], database: str | None = None
+               ) -> dict[str, list[str]]:
     tmp_path.mkdir(exist_ok=True)
-    site = Site(tmp_path, redis_url, nodes=nodes)
+    site = Site(tmp_path, redis_url, nodes=nodes, database=database)
     site.dice.add(list(ROLLS))
     await site.start()
     try:
@@ -101,3 +102,14 @@ async def test_logging_in_again_on_another_node(tmp_path: Path, redis_url: str) 
     for name in alone:
         assert cluster[name] == alone[name], name
     assert "** Warning: You are already logged in." in cluster["bob"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_dead_node_on_postgresql(tmp_path: Path, redis_url: str,
+                                         postgres_url: str) -> None:
+    """The same, with both nodes on one PostgreSQL database (the match saved by one
+    node's writes is loaded by the other)."""
+    alone = await _run(tmp_path / "one", None, 1, PLACES, DEATH)
+    cluster = await _run(tmp_path / "two", redis_url, 2, PLACES, DEATH, database=postgres_url)
+    for name in alone:
+        assert cluster[name] == alone[name], name
