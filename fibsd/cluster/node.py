@@ -441,6 +441,8 @@ class ClusterNode:
         with self._as(user):
             m.apply(user, fields)
             self.snaps.setdefault(name, {}).update(fields)
+            if "t" in fields:  # ``report`` may have changed: match reports reach him
+                self.lobby.report_toggled(user)
             if who:
                 self.lobby.broadcast_who(user)
 
