@@ -79,8 +79,8 @@ async def test_a_match_across_nodes_as_on_one(tmp_path: Path, redis_url: str) ->
 
 @pytest_twisted.ensureDeferred
 async def test_match_reports_reach_users_of_other_nodes(tmp_path: Path, redis_url: str) -> None:
-    """``toggle report`` off and on again on one node: the start of a match on another
-    node is reported to him, once."""
+    """A user who logged in with ``report`` off turns it on: the start of a match on
+    another node is reported to him, once."""
     site = Site(tmp_path, redis_url, nodes=2)
     site.dice.add([(3, 1), (6, 6)])
     await site.start()
@@ -90,6 +90,11 @@ async def test_match_reports_reach_users_of_other_nodes(tmp_path: Path, redis_ur
         dave = await site.login("dave", node=1, clip=False)
         dave.send("toggle report")
         await dave.expect(lambda line: "won't be informed" in line)
+        dave.send("bye")
+        await dave.gone()
+        await site.waits.until(lambda: site.nowhere("dave"), lambda: "dave gone")
+        dave = await site.login("dave", node=1, clip=False)
+        assert not site.lobby(0).find("dave").toggles["report"]
         dave.send("toggle report")
         await dave.expect(lambda line: "will be informed" in line)
         for user in (alice, bob):
