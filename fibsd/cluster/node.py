@@ -140,7 +140,8 @@ class ClusterNode:
         self._asks: dict[int, tuple[set[str], dict[str, Any], Deferred[list[Any]]]] = {}
         self._ask_count = 0
         self._handlers = {
-            "hello": self._hello, "hb": self._nothing, "bye": self._bye, "want": self._want, "sync": self._sync,
+            "hello": self._hello, "hb": self._nothing, "bye": self._bye, "want": self._want,
+            "sync": self._sync,
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
             "d": self._deliveries, "f": self._forwarded, "done": self._done,
             "inv": self._invitation, "q": self._question, "a": self._answer,
@@ -167,18 +168,20 @@ class ClusterNode:
             self.broker.stop()
 
     def _subscribed(self) -> None:
-        """Listening (again): greet the others (a first start) or ask them for their
-        users (back after a lost broker connection)."""
+        """Connected and listening (again): greet the others (a first start) or ask
+        them for their users (back after a lost broker connection: what they said
+        meanwhile is lost)."""
         assert self.broker is not None
         if not self._greeted:
             self._greeted = True
             _log.info("cluster node {node} joins at {url}", event="cluster", node=self.name,
-                      url=self.broker._where())
+                      url=self.broker.where)
             self.broker.publish(m.ALL, m.encode(self.name, [["hello"]]))
         else:
             self.broker.publish(m.ALL, m.encode(self.name, [["hb"]]))
-            for peer in list(self.peers):
-                self.send(peer, ["want"])
+            for peer in list(self.peers):  # whichever of two nodes is back last, both
+                self.send(peer, ["want"])  # learn what they missed of each other
+                self._want(peer)
 
     def _beat(self) -> None:
         if self.broker is not None:
@@ -370,6 +373,17 @@ class ClusterNode:
 
     def _sync(self, sender: str, logins: list[dict[str, Any]], players: list[str],
               invitations: list[list[Any]]) -> None:
+        """All of ``sender``'s users and matches: those we knew and it no longer has
+        left while we did not hear it (a lost broker connection)."""
+        listed = {payload["u"] for payload in logins}
+        for user in list(self.lobby.users()):
+            if user.session.remote and user.session.home == sender \
+                    and user.name not in listed:
+                self._logout(sender, user.name, list(self.keys.get(user.name, (0, ""))),
+                             clip.drops_connection(user.name))
+        for name in [p for p, host in self.match_hosts.items()
+                     if host == sender and p not in players]:
+            del self.match_hosts[name]
         for payload in logins:
             current = self.lobby.online.get(payload["u"])
             if current is not None and self.keys.get(current.name) == tuple(payload["k"]):
