@@ -258,9 +258,11 @@ class ClusterNode:
         changed = self._changes(user)
         if changed:
             self.broadcast(["st", user.name, changed, 0])
-            # Out now, with the reply still in the socket's buffer: the other nodes
-            # know of his new state (a gag, a toggle) before anyone can react to it.
-            self._flush()
+            if len(changed) > 1 or "i" not in changed:
+                # Out now, with the reply still in the socket's buffer: the other nodes
+                # know of his new state (a gag, a toggle) before anyone can react to
+                # it.  (Idle times alone go with the rest of this turn.)
+                self._flush()
 
     def _changes(self, user: OnlineUser) -> dict[str, Any]:
         now = m.snapshot(user)

@@ -50,9 +50,10 @@ PLACES = {"alice": 0, "bob": 1, "carol": 1}
 
 
 async def _run(tmp_path: Path, redis_url: str | None, nodes: int, places: dict[str, int],
-               dice_queue: list[tuple[int, int]]) -> dict[str, list[str]]:
+               dice_queue: list[tuple[int, int]], database: str | None = None
+               ) -> dict[str, list[str]]:
     tmp_path.mkdir(exist_ok=True)
-    site = Site(tmp_path, redis_url, nodes=nodes)
+    site = Site(tmp_path, redis_url, nodes=nodes, database=database)
     site.dice.add(dice_queue)
     await site.start()
     try:
@@ -75,6 +76,17 @@ async def test_a_match_across_nodes_as_on_one(tmp_path: Path, redis_url: str) ->
                        list(rolls))
     for name in alone:
         assert other[name] == alone[name], name
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_match_across_nodes_on_postgresql(tmp_path: Path, redis_url: str,
+                                                  postgres_url: str) -> None:
+    rolls = [(3, 1), (6, 6), (5, 2), (4, 4), (2, 1), (6, 5)]
+    alone = await _run(tmp_path / "one", None, 1, PLACES, list(rolls))
+    cluster = await _run(tmp_path / "two", redis_url, 2, PLACES, list(rolls),
+                         database=postgres_url)
+    for name in alone:
+        assert cluster[name] == alone[name], name
 
 
 @pytest_twisted.ensureDeferred
