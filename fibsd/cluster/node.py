@@ -7,7 +7,7 @@ the user's own node.  Lobby broadcasts (logins, logouts, who-info) stay per node
 each node tells its own users of what it hears (``Lobby.local_users``).
 
 Who owns what: a user's own node owns his state and republishes it when a command of
-his changed it (``command_done``) or when the lobby pushes his who-info; another node
+his changed it (``changed``) or when the lobby pushes his who-info; another node
 that changed a proxy (a match there sets ``playing``, ``watch`` there sets
 ``watching``) sends the fields that changed since the last replicated ones.  A match
 lives on the node where ``join`` ran (the inviter's: his invitation is there); a
@@ -252,7 +252,11 @@ class ClusterNode:
             return
         self.broadcast(["st", user.name, self._changes(user), 1])
 
-    def command_done(self, user: OnlineUser) -> None:
+    def leads(self) -> bool:
+        """The node with the first name among those alive does the site-wide chores."""
+        return all(self.name < peer for peer in self.peers)
+
+    def changed(self, user: OnlineUser) -> None:
         if self.lobby.online.get(user.name) is not user:
             return
         changed = self._changes(user)
@@ -549,7 +553,7 @@ class ClusterNode:
             user.session.error(FAILED)
 
         def finish(_: object = None) -> None:
-            self.command_done(user)
+            self.changed(user)
             self.send(sender, ["done", number])
 
         try:
