@@ -190,7 +190,11 @@ class ClusterNode:
         limit = self.settings.dead_after_ms / 1000
         for peer, heard in list(self.peers.items()):
             if now - heard > limit:
-                self._dead(peer)
+                try:
+                    self._dead(peer)
+                except Exception:  # the heartbeat must go on whatever happens
+                    _log.failure("cluster: failed forgetting node {node}", Failure(),
+                                 event="error", node=peer)
 
     # --- sending ----------------------------------------------------------------------
 
