@@ -30,7 +30,7 @@ from twisted.python.failure import Failure
 
 from fibsd.cluster import messages as m
 from fibsd.cluster.broker import Broker
-from fibsd.cluster.remote import RemoteSession
+from fibsd.cluster.remote import RemoteRolls, RemoteSession
 from fibsd.server import commands
 from fibsd.server.commands.listings import running_games
 from fibsd.server.commands.play import Invitation
@@ -445,6 +445,7 @@ class ClusterNode:
             experience=state["x"], address=state["e"], shown_host=payload["sh"],
             last_active=state["i"])
         session.user = user
+        user.rolls_seen = RemoteRolls(self, home, user.name)
         m.apply(user, {k: v for k, v in state.items() if k in ("a", "g", "bl", "w", "p", "dt")})
         return user
 
@@ -533,13 +534,16 @@ class ClusterNode:
         return self.ask("games").addCallback(answered)
 
     def _deliveries(self, sender: str, method: str, args: list[Any], names: list[str]) -> None:
-        call = m.DELIVERY[method]
         if method == "c":
             args = [args[0].encode("latin-1")]
         for name in names:
             user = self.lobby.online.get(name)
-            if user is not None and not user.session.remote:
-                getattr(user.session, call)(*args)
+            if user is None or user.session.remote:
+                continue
+            if method == "r":
+                user.rolls_seen[args[0]] += 1
+            else:
+                getattr(user.session, m.DELIVERY[method])(*args)
 
     def _forwarded(self, sender: str, name: str, command: str, rest: str, number: int) -> None:
         """A command of a user of ``sender`` about a match here: run it as his proxy."""

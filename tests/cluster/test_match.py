@@ -44,6 +44,8 @@ MATCH = [
      ("bob", "5 bob - - 1 0 1490.00 1*"), ("bob", "6"),
      ("carol", "alice wins the 1 point match 1-0 .")),
     ("send", "bob", "rawwho", ("bob", "6")),
+    ("send", "bob", "dicetest", ("bob", "Chi-square of the 36 rolls*")),
+    ("send", "alice", "dicetest", ("alice", "Chi-square of the 36 rolls*")),
     ("send", "carol", "unwatch", ("carol", "You stop watching alice.")),
 ]
 PLACES = {"alice": 0, "bob": 1, "carol": 1}
@@ -70,6 +72,7 @@ async def test_a_match_across_nodes_as_on_one(tmp_path: Path, redis_url: str) ->
     for name in alone:
         assert cluster[name] == alone[name], name
     assert "15 carol nice" in cluster["bob"]
+    assert "n: 1" in cluster["bob"]  # his roll, counted on the match's node and his
     assert "alice wins the 1 point match 1-0 ." in cluster["carol"]
     # The other split: the watcher beside the inviter, the match on the joiner's side.
     other = await _run(tmp_path / "three", redis_url, 2, {"alice": 1, "bob": 0, "carol": 1},
