@@ -371,8 +371,7 @@ class ClusterNode:
         self._want(sender)
 
     def _want(self, sender: str) -> None:
-        logins = [m.login_payload(user, self.keys[user.name], self.snaps.get(user.name)
-                                  or m.snapshot(user))
+        logins = [m.login_payload(user, self.keys[user.name], m.snapshot(user))
                   for user in self.lobby.local_users() if user.name in self.keys]
         players = [name for name in self.lobby.matches
                    if live_match(self.lobby, name) is not None]
@@ -407,11 +406,7 @@ class ClusterNode:
         for name, fields in invitations:
             self.invitations.copy_from(name, fields)
         # Listed in login order, as on one node, however the syncs came in.
-        ordered = sorted(self.lobby.online.items(),
-                         key=lambda item: self.keys.get(item[0], (0.0, "")))
-        self.lobby.online.clear()
-        self.lobby.online.update(ordered)
-        self.lobby._who_lines = None
+        self.lobby.reorder(lambda user: self.keys.get(user.name, (0.0, "")))
 
     def _login(self, sender: str, payload: dict[str, Any], text: str,
                replaced_key: list[Any] | None) -> None:
