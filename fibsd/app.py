@@ -119,6 +119,14 @@ class FibsService(MultiService):
         self.site, self.web = make_site(lobby_view, self.db, settings, reactor, self.metrics,
                                         rooms={b"ws": ws})
         self.web_port: IListeningPort | None = None
+        # A cluster of nodes over a broker (fibsd/cluster/), only with ``--cluster``.
+        self.cluster: Any = None
+        if settings.cluster.url:
+            from fibsd.cluster.node import ClusterNode
+
+            self.cluster = ClusterNode(self.shared, reactor)
+            self.shared.cluster = self.cluster
+            self.shared.lobby.cluster = self.cluster
 
     def startService(self) -> None:
         super().startService()
@@ -202,6 +210,8 @@ class FibsService(MultiService):
                  database=shown(self.settings.database))
         self.collector.start()
         self.abandonment.start()
+        if self.cluster is not None:
+            self.cluster.start(int(getattr(address, "port", self.settings.port)))
         self.listening.callback(port)
 
     def _cannot_listen(self, failure: Failure) -> None:
@@ -225,6 +235,8 @@ class FibsService(MultiService):
         if self.tls_port is not None:
             await maybeDeferred(self.tls_port.stopListening)
         await self.factory.shutdown(self.reactor)
+        if self.cluster is not None:
+            self.cluster.stop()
         await self.db.stopService()
         self.collector.stop()
         log.info("fibsd stopped; database closed")

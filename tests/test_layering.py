@@ -51,7 +51,11 @@ EDGES = {
     # its read methods: no server module, no store implementation, no client.
     "web": ("fibsd.server", "fibsd.app", "fibsd.client", "fibsd.store.sqlite",
             "fibsd.store.migrations", "sqlite3"),
-    "server": ("fibsd.web",),
+    "server": ("fibsd.web", "fibsd.cluster"),
+    # A cluster node works on the server's lobby and sessions (fibsd.app wires it in);
+    # the server knows it only through the small interfaces it defines.
+    "cluster": ("fibsd.web", "fibsd.app", "fibsd.client", "fibsd.store.sqlite",
+                "fibsd.store.postgres", "sqlite3"),
 }
 ALLOWED = {"client/gnubg_brain.py": {"fibsd.wire.board"}}
 

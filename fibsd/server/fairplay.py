@@ -38,7 +38,9 @@ DAY = 86400
 @on_login
 def _offer_and_tell(lobby: Lobby, user: OnlineUser) -> None:
     """Logging in offers to resume every match left with this user; notices of
-    adjudicated matches wait for the login."""
+    adjudicated matches wait for the login.  In a cluster, only on his own node."""
+    if user.session.remote:
+        return
     db = user.session.db
     if user.session.settings.fair.abandon_days > 0:
         unattended(db.offer_resume(user.name), "offer_resume")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fibsd.rules.dice import SEED_BYTES, DiceSource
 from fibsd.server.feed import Feed
@@ -23,6 +23,14 @@ if TYPE_CHECKING:
     from fibsd.server.user import OnlineUser
 
 Hook = Callable[["Lobby", "OnlineUser"], None]
+
+
+class ClusterHooks(Protocol):
+    """What the lobby tells a cluster node (fibsd.cluster.node) about its users."""
+
+    def logged_in(self, user: OnlineUser, text: str, replaced: OnlineUser | None) -> None: ...
+    def logged_out(self, user: OnlineUser, text: str) -> None: ...
+    def who_changed(self, user: OnlineUser) -> None: ...
 LOGIN_HOOKS: list[Hook] = []
 LOGOUT_HOOKS: list[Hook] = []
 
@@ -66,6 +74,11 @@ class Lobby:
         self._reporting: dict[OnlineUser, None] = {}
         # ``who_lines``: (second, lines) or None once a who change made them stale.
         self._who_lines: tuple[int, bytes] | None = None
+        # A cluster of nodes (fibsd.cluster, wired by fibsd.app): told of this node's
+        # logins, logouts and who changes.  Users of other nodes are then in ``online``
+        # too, as proxies; lobby broadcasts go to this node's own users only, since
+        # every node tells its own.  None: a single node.
+        self.cluster: ClusterHooks | None = None
 
     def who_lines(self, now: float, without: OnlineUser | None = None) -> bytes:
         """Every online user's CLIP 5 line (but ``without``'s), in login order: the list
@@ -82,6 +95,12 @@ class Lobby:
 
     def users(self) -> Iterator[OnlineUser]:
         return iter(list(self.online.values()))
+
+    def local_users(self) -> Iterator[OnlineUser]:
+        """The users connected to this node (in a cluster, ``users()`` has everyone's)."""
+        if self.cluster is None:
+            return self.users()
+        return iter([u for u in self.online.values() if not u.session.remote])
 
     def find(self, name: str) -> OnlineUser | None:
         """The online user with exactly this name."""
@@ -155,7 +174,9 @@ class Lobby:
             self._who_lines = None
         clip_who = line + _encoded(clip.WHO_END)
         clip_notified = _encoded(clip.format_login(user.name, text)) + clip_who
-        for other in self.users():
+        if self.cluster is not None:
+            self.cluster.logged_in(user, text, replaced)
+        for other in self.local_users():
             if other is user:
                 continue
             if other.session.is_clip:
@@ -175,13 +196,15 @@ class Lobby:
             self._forget_watcher(user, user.watching)
         self._reporting.pop(user, None)
         user.departure = text
+        if self.cluster is not None:
+            self.cluster.logged_out(user, text)
         self._tell_departure(user, text)
         for hook in list(LOGOUT_HOOKS):
             hook(self, user)
 
     def _tell_departure(self, user: OnlineUser, text: str) -> None:
         clip_data = _encoded(clip.format_logout(user.name, text))
-        for other in self.users():
+        for other in self.local_users():
             if other is not user and other.name != user.name and other.toggles["notify"]:
                 if other.session.is_clip:
                     other.session.notify_clip(clip_data)
@@ -195,8 +218,10 @@ class Lobby:
         if self.online.get(user.name) is not user:
             return
         self._who_lines = None
+        if self.cluster is not None:
+            self.cluster.who_changed(user)
         data = _encoded(user.clip_who_line(self.now()), clip.WHO_END)
-        for other in self.users():
+        for other in self.local_users():
             if other.session.is_clip:
                 other.session.notify_clip(
                     data if other is not user

@@ -189,9 +189,26 @@ class Services:
     # Called with (command name, seconds) once each command is done: the web face's
     # metrics (fibsd.app connects them), which must not reach into sessions.
     command_observers: list[Callable[[str, float], None]] = field(default_factory=list)
+    # A cluster of nodes (fibsd.cluster.node, wired by fibsd.app); None: a single node.
+    cluster: ClusterRouter | None = None
+
+
+class ClusterRouter(Protocol):
+    """What sessions ask a cluster node: where a command runs, and what changed."""
+
+    def route(self, session: Session, command: str, rest: str) -> Deferred[None] | None:
+        """A Deferred when the command runs on another node (fired once it is done
+        there and its replies are written here); None: run it here."""
+        ...
+
+    def command_done(self, user: OnlineUser) -> None:
+        """The user's command is done: his changed state goes to the other nodes."""
+        ...
 
 
 class Session:
+    remote = False  # a connection here (fibsd.cluster.remote's sessions are elsewhere)
+
     def __init__(self, services: Services, connection: Connection, host: str) -> None:
         self.services = services
         self.connection = connection
@@ -784,12 +801,16 @@ class Session:
         if found.name not in NOT_REPEATED and not (found.name == "message" and rest):
             self._repeatable = line
         started = time.perf_counter()
-        result = found.run(self, rest)
+        cluster = self.services.cluster
+        forwarded = cluster.route(self, found.name, rest) if cluster is not None else None
+        result = forwarded if forwarded is not None else found.run(self, rest)
         if isinstance(result, Deferred):
             return result.addCallback(lambda _: self._command_done(found.name, started))
         return self._command_done(found.name, started)
 
     def _command_done(self, name: str, started: float) -> Phase:
+        if self.services.cluster is not None and self.user is not None:
+            self.services.cluster.command_done(self.user)
         if self.services.command_observers:
             seconds = time.perf_counter() - started
             for observer in self.services.command_observers:

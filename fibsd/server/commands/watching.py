@@ -146,8 +146,9 @@ def look(session: Session, rest: str) -> None:
 @on_logout
 def _watched_player_left(lobby: Lobby, player: OnlineUser) -> None:
     """Watchers of a player who left stop watching (after the match, if any, has
-    told them it was saved: this hook runs after the match commands' own)."""
-    for watcher in lobby.users():
+    told them it was saved: this hook runs after the match commands' own).  In a
+    cluster each node stops its own users' watching (and tells the others so)."""
+    for watcher in lobby.local_users():
         if watcher.watching == player.name:
             watcher.watching = None
             _event(watcher, text.watched_logs_out(player.name))

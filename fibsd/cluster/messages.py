@@ -1,0 +1,127 @@
+"""What nodes say to each other over the broker, and a user's shared state.
+
+Channels: ``fibsd:all`` (every node listens) and ``fibsd:node:<name>`` (one node).
+A message is compact JSON, ``{"n": <sending node>, "b": [item, ...]}``: everything one
+node has for another in one reactor turn goes out as ONE message on the receiver's
+channel, items in the order they were made.  Redis keeps the order of one publishing
+connection, so between two nodes there is one ordered stream.  Items (lists, first
+element the kind):
+
+On ``fibsd:all`` only:
+  ``["hello"]``        a node (re)started: forget what you knew of it, send it ``sync``.
+  ``["hb"]``           heartbeat, every ``cluster.heartbeat_ms``; a node unheard for
+                       ``cluster.dead_after_ms`` is dead (its users drop connection).
+
+To one node (a "broadcast" item is put in every known node's message):
+  ``["want"]``         send me your ``sync`` (I did not know you: a late heartbeat).
+  ``["sync", [login, ...], [player, ...]]``  the sender's own users (``login``
+                       payloads as below) and the players of the matches it hosts.
+  ``["in", login, text, replaced_key]``  (broadcast) a user logged in on the sender;
+                       ``text`` is the CLIP 7 text; ``replaced_key`` the key of the
+                       connection it took over (None: a fresh login).
+  ``["out", name, key, text]``  (broadcast) the user with that login key left; ``text``
+                       is the departure notice (``logs out.``, ``drops connection.``...).
+  ``["st", name, fields, who]``  (broadcast) changed state fields of a user (only those
+                       that changed since the last ones replicated); ``who`` 1: the
+                       node ran ``broadcast_who`` for him, every node does the same.
+  ``["m", player, on]``  (broadcast) a match with ``player`` began (1) or ended (0) on
+                       the sender: his match commands go there.
+  ``["d", method, args, [name, ...]]``  deliveries: call ``method`` (``DELIVERY``) with
+                       ``args`` on these users' sessions (users of the receiver);
+                       consecutive identical deliveries share one item.
+  ``["f", name, command, rest]``  run ``command`` for ``name`` (a user of the sender) here,
+                       as his proxy; its replies come back as deliveries, then
+  ``["done", name]``   the forwarded command is done: the sender's session prompts and
+                       goes on with the next line.
+
+A login payload: ``{"u": name, "k": [time, node], "lt": login time, "h": host,
+"sh": shown host, "c": client or None, "ct": account created, "s": state}``.  The
+login key ``k`` orders two logins of one name: the greater key wins on every node.
+
+State fields (``snapshot``): ``t`` toggles, ``v`` variables, ``a`` away text, ``g``
+gagged, ``bl`` blinded, ``w`` watching, ``p`` playing, ``r`` rating, ``x``
+experience, ``e`` e-mail address, ``dt`` dice text, ``i`` last active (reactor time;
+sent when it moved a second or more).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fibsd.server.user import OnlineUser
+
+ALL = b"fibsd:all"
+# Session methods a delivery may call, by their one-letter code.
+DELIVERY = {"s": "send", "n": "notify", "e": "notify_event", "c": "notify_clip",
+            "x": "disconnect"}
+IDLE_STEP = 1.0  # seconds: how far last_active must move before it is replicated
+
+
+def node_channel(node: str) -> bytes:
+    return f"fibsd:node:{node}".encode()
+
+
+def encode(node: str, items: list[list[Any]]) -> bytes:
+    return json.dumps({"n": node, "b": items}, separators=(",", ":")).encode()
+
+
+def decode(payload: bytes) -> tuple[str, list[list[Any]]]:
+    message = json.loads(payload)
+    return message["n"], message["b"]
+
+
+def snapshot(user: OnlineUser) -> dict[str, Any]:
+    """The fields of ``user`` that every node keeps for him."""
+    return {
+        "t": dict(user.toggles), "v": dict(user.variables), "a": user.away,
+        "g": sorted(user.gagged), "bl": sorted(user.blinded), "w": user.watching,
+        "p": user.playing, "r": user.rating, "x": user.experience, "e": user.address,
+        "dt": user.dice_text, "i": user.last_active,
+    }
+
+
+def changes(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    """The fields of ``now`` that differ from ``before`` (the idle time only when it
+    moved by ``IDLE_STEP``)."""
+    changed = {key: value for key, value in now.items()
+               if key != "i" and before.get(key) != value}
+    if abs(now["i"] - before.get("i", 0.0)) >= IDLE_STEP:
+        changed["i"] = now["i"]
+    return changed
+
+
+def apply(user: OnlineUser, fields: dict[str, Any]) -> None:
+    """Set the replicated ``fields`` on ``user`` (``watching`` through its setter, which
+    keeps the lobby's index of watchers)."""
+    for key, value in fields.items():
+        if key == "t":
+            user.toggles.update(value)
+        elif key == "v":
+            user.variables.update(value)
+        elif key == "a":
+            user.away = value
+        elif key == "g":
+            user.gagged = set(value)
+        elif key == "bl":
+            user.blinded = set(value)
+        elif key == "w":
+            if user.watching != value:
+                user.watching = value
+        elif key == "p":
+            user.playing = value
+        elif key == "r":
+            user.rating = value
+        elif key == "x":
+            user.experience = value
+        elif key == "e":
+            user.address = value
+        elif key == "dt":
+            user.dice_text = value
+        elif key == "i":
+            user.last_active = value
+
+
+def login_payload(user: OnlineUser, key: tuple[float, str], state: dict[str, Any]) -> dict[str, Any]:
+    return {"u": user.name, "k": list(key), "lt": user.login_time, "h": user.host,
+            "sh": user.shown_host, "c": user.client, "ct": user.record.created, "s": state}

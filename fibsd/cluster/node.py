@@ -1,0 +1,459 @@
+"""One fibsd node in a cluster: the other nodes' users as proxies in this lobby.
+
+Every node keeps an ``OnlineUser`` for every user online anywhere; those of other
+nodes have a ``RemoteSession`` (fibsd.cluster.remote), so the lobby, the commands and
+the matches work on them as on local users, and what they send a proxy travels to
+the user's own node.  Lobby broadcasts (logins, logouts, who-info) stay per node:
+each node tells its own users of what it hears (``Lobby.local_users``).
+
+Who owns what: a user's own node owns his state and republishes it when a command of
+his changed it (``command_done``) or when the lobby pushes his who-info; another node
+that changed a proxy (a match there sets ``playing``, ``watch`` there sets
+``watching``) sends the fields that changed since the last replicated ones.  A match
+lives on the node where ``join`` ran (the inviter's: his invitation is there); a
+command about it typed on another node is forwarded there and run as the user's
+proxy, and the typing session waits for its ``done`` (``route``).  The inter-node
+messages are listed in fibsd.cluster.messages.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from twisted.internet.defer import Deferred
+from twisted.internet.task import LoopingCall
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from fibsd.cluster import messages as m
+from fibsd.cluster.broker import Broker
+from fibsd.cluster.remote import RemoteSession
+from fibsd.server import commands
+from fibsd.server.match import live_match
+from fibsd.server.user import OnlineUser
+from fibsd.store import UserRecord
+from fibsd.wire import clip
+from fibsd.wire import game_text
+
+if TYPE_CHECKING:
+    from fibsd.server.session import Services, Session
+
+_log = Logger()
+
+# Commands about the user's own match: run where it lives.
+MATCH_COMMANDS = frozenset({
+    "roll", "move", "off", "double", "redouble", "accept", "reject", "resign", "beaver",
+    "raccoon", "leave", "claim"})
+# Commands about the match played, or else watched.
+VIEW_COMMANDS = frozenset({"board", "pip", "fairdice"})
+FAILED = "Sorry, the server could not complete that command."
+
+
+class MatchTable(dict[str, Any]):
+    """``Lobby.matches`` on a cluster node: tells the node when a match of this node
+    begins or ends for a player, so the others know where to send his commands."""
+
+    def __init__(self, node: ClusterNode) -> None:
+        super().__init__()
+        self._node = node
+
+    def __setitem__(self, name: str, match: Any) -> None:
+        super().__setitem__(name, match)
+        self._node.broadcast(["m", name, 1])
+
+    def __delitem__(self, name: str) -> None:
+        super().__delitem__(name)
+        self._node.broadcast(["m", name, 0])
+
+
+class ClusterNode:
+    def __init__(self, services: Services, reactor: Any) -> None:
+        self.services = services
+        self.lobby = services.lobby
+        self.reactor = reactor
+        self.settings = services.settings.cluster
+        self.name = self.settings.node
+        self.broker: Broker | None = None
+        self.peers: dict[str, float] = {}  # node -> when last heard
+        self.keys: dict[str, tuple[float, str]] = {}  # online name -> login key
+        self.snaps: dict[str, dict[str, Any]] = {}  # online name -> last replicated state
+        self.match_hosts: dict[str, str] = {}  # player -> the other node hosting his match
+        self.pending: dict[str, tuple[str, Deferred[None], Session]] = {}  # forwarded
+        self._out: dict[str, list[list[Any]]] = {}
+        self._flush_call: Any = None
+        self._applying: OnlineUser | None = None  # changes to him are not republished
+        self._greeted = False
+        self._heartbeat = LoopingCall(self._beat)
+        self._heartbeat.clock = reactor
+        self.lobby.matches = MatchTable(self)
+        self._handlers = {
+            "hello": self._hello, "hb": self._nothing, "want": self._want, "sync": self._sync,
+            "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
+            "d": self._deliveries, "f": self._forwarded, "done": self._done,
+        }
+
+    # --- starting and stopping ------------------------------------------------------
+
+    def start(self, port: int) -> None:
+        if not self.name:
+            self.name = f"{socket.gethostname()}:{port}"
+        self.broker = Broker(self.reactor, self.settings.url,
+                             [m.ALL, m.node_channel(self.name)], self._received,
+                             self._subscribed)
+        self.broker.start()
+        self._heartbeat.start(self.settings.heartbeat_ms / 1000, now=False)
+
+    def stop(self) -> None:
+        """Send what is queued, then close the broker connections."""
+        if self._heartbeat.running:
+            self._heartbeat.stop()
+        self._flush()
+        if self.broker is not None:
+            self.broker.stop()
+
+    def _subscribed(self) -> None:
+        """Listening (again): greet the others (a first start) or ask them for their
+        users (back after a lost broker connection)."""
+        assert self.broker is not None
+        if not self._greeted:
+            self._greeted = True
+            _log.info("cluster node {node} joins at {url}", event="cluster", node=self.name,
+                      url=self.broker._where())
+            self.broker.publish(m.ALL, m.encode(self.name, [["hello"]]))
+        else:
+            self.broker.publish(m.ALL, m.encode(self.name, [["hb"]]))
+            for peer in list(self.peers):
+                self.send(peer, ["want"])
+
+    def _beat(self) -> None:
+        if self.broker is not None:
+            self.broker.publish(m.ALL, m.encode(self.name, [["hb"]]))
+        now = self.reactor.seconds()
+        limit = self.settings.dead_after_ms / 1000
+        for peer, heard in list(self.peers.items()):
+            if now - heard > limit:
+                self._dead(peer)
+
+    # --- sending ----------------------------------------------------------------------
+
+    def send(self, node: str, item: list[Any]) -> None:
+        """Queue ``item`` for ``node``: sent, with the others of this turn, at its end."""
+        self._out.setdefault(node, []).append(item)
+        if self._flush_call is None:
+            self._flush_call = self.reactor.callLater(0, self._flush)
+
+    def broadcast(self, item: list[Any]) -> None:
+        for peer in self.peers:
+            self.send(peer, item)
+
+    def deliver(self, node: str, name: str, method: str, args: list[Any]) -> None:
+        """A call on the session of ``name``, a user of ``node`` (``RemoteSession``);
+        the same call right after the same call for another user joins its item."""
+        items = self._out.get(node)
+        if items:
+            last = items[-1]
+            if last[0] == "d" and last[1] == method and last[2] == args:
+                last[3].append(name)
+                return
+        self.send(node, ["d", method, args, [name]])
+
+    def _flush(self) -> None:
+        if self._flush_call is not None and self._flush_call.active():
+            self._flush_call.cancel()
+        self._flush_call = None
+        out, self._out = self._out, {}
+        if self.broker is None:
+            return
+        for node, items in out.items():
+            if not self.broker.publish(m.node_channel(node), m.encode(self.name, items)):
+                _log.warn("cluster: {count} items for node {node} lost: no broker",
+                          event="cluster", node=node, count=len(items))
+
+    # --- what the lobby and the sessions tell us ------------------------------------
+
+    def logged_in(self, user: OnlineUser, text: str, replaced: OnlineUser | None) -> None:
+        if user.session.remote:
+            return
+        replaced_key = self.keys.get(user.name) if replaced is not None else None
+        key = (self.reactor.seconds(), self.name)
+        self.keys[user.name] = key
+        state = self.snaps[user.name] = m.snapshot(user)
+        self.broadcast(["in", m.login_payload(user, key, state), text,
+                        list(replaced_key) if replaced_key else None])
+
+    def logged_out(self, user: OnlineUser, text: str) -> None:
+        if user.session.remote:
+            return
+        key = self.keys.pop(user.name, None)
+        self.snaps.pop(user.name, None)
+        if key is not None:
+            self.broadcast(["out", user.name, list(key), text])
+
+    def who_changed(self, user: OnlineUser) -> None:
+        if user is self._applying:
+            return
+        self.broadcast(["st", user.name, self._changes(user), 1])
+
+    def command_done(self, user: OnlineUser) -> None:
+        if self.lobby.online.get(user.name) is not user:
+            return
+        changed = self._changes(user)
+        if changed:
+            self.broadcast(["st", user.name, changed, 0])
+
+    def _changes(self, user: OnlineUser) -> dict[str, Any]:
+        now = m.snapshot(user)
+        before = self.snaps.get(user.name)
+        if before is None:
+            self.snaps[user.name] = now
+            return now
+        changed = m.changes(now, before)
+        before.update(changed)
+        return changed
+
+    # --- where commands run ---------------------------------------------------------
+
+    def host_of(self, player: str | None) -> str | None:
+        """The other node hosting ``player``'s match (None: here, or no match)."""
+        if player is None or player in self.lobby.matches:
+            return None
+        host = self.match_hosts.get(player)
+        return host if host in self.peers else None
+
+    def route(self, session: Session, command: str, rest: str) -> Deferred[None] | None:
+        user = session.user
+        assert user is not None
+        target = self._where(user, command, rest)
+        if target is None:
+            return None
+        done: Deferred[None] = Deferred()
+        self.pending[user.name] = (target, done, session)
+        self.send(target, ["f", user.name, command, rest])
+        return done
+
+    def _where(self, user: OnlineUser, command: str, rest: str) -> str | None:
+        mine = self.host_of(user.name) if user.playing is not None else None
+        if command in MATCH_COMMANDS:
+            return mine
+        if command in VIEW_COMMANDS:
+            return mine if user.playing is not None else self.host_of(user.watching)
+        if command not in ("join", "watch", "look"):
+            return None
+        if command == "join" and mine is not None:
+            return mine
+        words = rest.split()
+        target = self.lobby.complete(words[0]) if words else None
+        if target is None:
+            return None
+        if command == "join":
+            return target.session.home if target.session.remote else None
+        return self.host_of(target.name)
+
+    # --- receiving --------------------------------------------------------------------
+
+    def _received(self, channel: bytes, payload: bytes) -> None:
+        try:
+            sender, items = m.decode(payload)
+        except (ValueError, KeyError, TypeError):
+            _log.warn("cluster: unreadable message on {channel}", event="cluster",
+                      channel=channel.decode("utf-8", "replace"))
+            return
+        if sender == self.name:
+            return
+        if sender not in self.peers and items and items[0][0] != "hello":
+            # A node we did not know (we started late, or took it for dead): tell it
+            # our users, and ask for its own unless they are coming.
+            self._met(sender)
+            if items[0][0] != "sync":
+                self.send(sender, ["want"])
+            self._want(sender)
+        self.peers[sender] = self.reactor.seconds()
+        for item in items:
+            try:
+                self._handlers[item[0]](sender, *item[1:])
+            except Exception:
+                _log.failure("cluster: failed on {kind} from {node}", Failure(),
+                             event="error", kind=str(item[0])[:10], node=sender)
+
+    def _met(self, node: str) -> None:
+        self.peers[node] = self.reactor.seconds()
+        _log.info("cluster node {node} joined", event="cluster", node=node)
+
+    def _nothing(self, sender: str) -> None:
+        pass
+
+    def _hello(self, sender: str) -> None:
+        """A node (re)started: what we knew of it is gone."""
+        if sender in self.peers:
+            self._forget(sender)
+        self._met(sender)
+        self._want(sender)
+
+    def _want(self, sender: str) -> None:
+        logins = [m.login_payload(user, self.keys[user.name], self.snaps.get(user.name)
+                                  or m.snapshot(user))
+                  for user in self.lobby.local_users() if user.name in self.keys]
+        players = [name for name in self.lobby.matches
+                   if live_match(self.lobby, name) is not None]
+        self.send(sender, ["sync", logins, players])
+
+    def _sync(self, sender: str, logins: list[dict[str, Any]], players: list[str]) -> None:
+        for payload in logins:
+            current = self.lobby.online.get(payload["u"])
+            if current is not None and self.keys.get(current.name) == tuple(payload["k"]):
+                self._state(sender, current.name, payload["s"], 1)
+            else:
+                self._login(sender, payload, clip.logs_in(payload["u"]), None)
+        for name in players:
+            self.match_hosts[name] = sender
+
+    def _login(self, sender: str, payload: dict[str, Any], text: str,
+               replaced_key: list[Any] | None) -> None:
+        name = payload["u"]
+        key = (payload["k"][0], payload["k"][1])
+        current = self.lobby.online.get(name)
+        current_key = self.keys.get(name)
+        if current is not None and current_key == key:
+            return  # heard twice
+        if current is not None and current_key is not None and current_key > key \
+                and (replaced_key is None or tuple(replaced_key) != current_key):
+            return  # two logins at once: the later key wins on every node
+        proxy = self._proxy(sender, payload)
+        self.keys[name] = key
+        self.snaps[name] = dict(payload["s"])
+        with self._as(proxy):
+            self.lobby.login(proxy, text, replaced=current)
+        if current is not None and not current.session.remote:
+            current.session.replaced()
+
+    def _proxy(self, home: str, payload: dict[str, Any]) -> OnlineUser:
+        state = payload["s"]
+        session = RemoteSession(self, home, self.services, is_clip=payload["c"] is not None,
+                                host=payload["h"])
+        record = UserRecord(name=payload["u"], password_hash="", created=payload["ct"],
+                            rating=state["r"], experience=state["x"], address=state["e"])
+        user = OnlineUser(
+            name=payload["u"], record=record, session=session,  # type: ignore[arg-type]
+            login_time=payload["lt"], host=payload["h"], client=payload["c"],
+            toggles=dict(state["t"]), variables=dict(state["v"]), rating=state["r"],
+            experience=state["x"], address=state["e"], shown_host=payload["sh"],
+            last_active=state["i"])
+        session.user = user
+        m.apply(user, {k: v for k, v in state.items() if k in ("a", "g", "bl", "w", "p", "dt")})
+        return user
+
+    def _logout(self, sender: str, name: str, key: list[Any], text: str) -> None:
+        user = self.lobby.online.get(name)
+        if user is None or not user.session.remote \
+                or self.keys.get(name) != (key[0], key[1]):
+            return
+        self.keys.pop(name, None)
+        self.snaps.pop(name, None)
+        with self._as(user):
+            self.lobby.logout(user, text)
+
+    def _state(self, sender: str, name: str, fields: dict[str, Any], who: int) -> None:
+        user = self.lobby.online.get(name)
+        if user is None:
+            return
+        with self._as(user):
+            m.apply(user, fields)
+            self.snaps.setdefault(name, {}).update(fields)
+            if who:
+                self.lobby.broadcast_who(user)
+
+    def _match(self, sender: str, name: str, on: int) -> None:
+        if on:
+            self.match_hosts[name] = sender
+        elif self.match_hosts.get(name) == sender:
+            del self.match_hosts[name]
+
+    def _deliveries(self, sender: str, method: str, args: list[Any], names: list[str]) -> None:
+        call = m.DELIVERY[method]
+        if method == "c":
+            args = [args[0].encode("latin-1")]
+        for name in names:
+            user = self.lobby.online.get(name)
+            if user is not None and not user.session.remote:
+                getattr(user.session, call)(*args)
+
+    def _forwarded(self, sender: str, name: str, command: str, rest: str) -> None:
+        """A command of a user of ``sender`` about a match here: run it as his proxy."""
+        user = self.lobby.online.get(name)
+        found = commands.COMMANDS.get(command)
+        if user is None or not user.session.remote or found is None:
+            self.send(sender, ["done", name])
+            return
+
+        def failed(failure: Failure) -> None:
+            _log.failure("Unexpected error in a forwarded command (user {user}, command "
+                         "{command})", failure, event="error", user=name, command=command)
+            user.session.error(FAILED)
+
+        def finish(_: object = None) -> None:
+            self.command_done(user)
+            self.send(sender, ["done", name])
+
+        try:
+            result = found.run(user.session, rest)  # type: ignore[arg-type]
+        except Exception:
+            failed(Failure())
+            result = None
+        if isinstance(result, Deferred):
+            result.addErrback(failed).addBoth(finish)
+        else:
+            finish()
+
+    def _done(self, sender: str, name: str) -> None:
+        waiting = self.pending.get(name)
+        if waiting is not None and waiting[0] == sender:
+            del self.pending[name]
+            waiting[1].callback(None)
+
+    # --- a node gone ------------------------------------------------------------------
+
+    def _dead(self, node: str) -> None:
+        _log.warn("cluster node {node} is dead: unheard for {ms} ms", event="cluster",
+                  node=node, ms=self.settings.dead_after_ms)
+        self._forget(node)
+
+    def _forget(self, node: str) -> None:
+        """Its users drop connection here, as on a dropped connection; its matches are
+        gone from memory (their records are in the database, resumable anywhere)."""
+        self.peers.pop(node, None)
+        self._out.pop(node, None)
+        for user in list(self.lobby.users()):
+            if user.session.remote and user.session.home == node:
+                self._logout(node, user.name, list(self.keys.get(user.name, (0, ""))),
+                             clip.drops_connection(user.name))
+        for player in [p for p, host in self.match_hosts.items() if host == node]:
+            del self.match_hosts[player]
+            user = self.lobby.online.get(player)
+            if user is None or user.session.remote or user.playing is None:
+                continue
+            opponent = user.playing
+            user.playing = None
+            if self.lobby.find(opponent) is None:
+                line = game_text.game_saved(clip.drops_connection(opponent))
+                user.session.notify(line)
+                for watcher in self.lobby.local_users():
+                    if watcher.watching in (player, opponent):
+                        watcher.session.notify_event(line)
+            self.lobby.broadcast_who(user)
+        for name, (target, done, session) in list(self.pending.items()):
+            if target == node:
+                del self.pending[name]
+                session.error(FAILED)
+                done.callback(None)
+
+    @contextmanager
+    def _as(self, user: OnlineUser) -> Iterator[None]:
+        """Apply what another node said about ``user`` without saying it again."""
+        before, self._applying = self._applying, user
+        try:
+            yield
+        finally:
+            self._applying = before

@@ -1,0 +1,83 @@
+"""The session of a user connected to another node: what this node's lobby, commands
+and matches call on ``user.session`` travels to his node, which calls the same method
+on his real session (``fibsd.cluster.node``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from twisted.internet.interfaces import IReactorTime
+
+    from fibsd.cluster.node import ClusterNode
+    from fibsd.config import Settings
+    from fibsd.server.lobby import Lobby
+    from fibsd.server.session import Services
+    from fibsd.server.user import OnlineUser
+
+
+class RemoteSession:
+    """A proxy user's session: the parts of ``fibsd.server.session.Session`` that the
+    lobby, the commands and ``fibsd.server.match`` use."""
+
+    remote = True
+
+    def __init__(self, node: ClusterNode, home: str, services: Services, *,
+                 is_clip: bool, host: str) -> None:
+        self.node = node
+        self.home = home  # the name of the node the user is connected to
+        self.services = services
+        self.is_clip = is_clip
+        self.host = host
+        self.user: OnlineUser | None = None
+
+    @property
+    def lobby(self) -> Lobby:
+        return self.services.lobby
+
+    @property
+    def db(self) -> Any:
+        return self.services.db
+
+    @property
+    def clock(self) -> IReactorTime:
+        return self.services.clock
+
+    @property
+    def settings(self) -> Settings:
+        return self.services.settings
+
+    def now(self) -> int:
+        return int(self.clock.seconds())
+
+    def send(self, *lines: str) -> None:
+        if lines:
+            self._deliver("s", list(lines))
+
+    def error(self, text: str) -> None:
+        self.send(f"** {text}")
+
+    def notify(self, *lines: str) -> None:
+        if lines:
+            self._deliver("n", list(lines))
+
+    def notify_event(self, *lines: str) -> None:
+        if lines:
+            self._deliver("e", list(lines))
+
+    def notify_clip(self, data: bytes) -> None:
+        self._deliver("c", [data.decode("latin-1")])
+
+    def disconnect(self, goodbye: bool = True, notice: str | None = None) -> None:
+        self._deliver("x", [goodbye, notice])
+
+    def not_reading(self) -> bool:
+        """Unknown here (his output queue is on his node): taken as reading."""
+        return False
+
+    def replaced(self) -> None:
+        """His own node closes the old connection when it hears of the new login."""
+
+    def _deliver(self, method: str, args: list[Any]) -> None:
+        if self.user is not None:
+            self.node.deliver(self.home, self.user.name, method, args)

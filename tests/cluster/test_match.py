@@ -1,0 +1,75 @@
+"""A match between users on two nodes, watched and talked about from either node: every
+client receives the same lines, in the same order, as when all are on one node."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest_twisted
+
+from tests.cluster.site import Site, play
+
+MATCH = [
+    ("login", "alice", True),
+    ("login", "bob", True),
+    ("login", "carol", False),
+    ("send", "alice", "toggle ready", ("alice", "6"), ("bob", "5 alice - - 1*"), ("bob", "6")),
+    ("send", "bob", "toggle ready", ("bob", "6"), ("alice", "5 bob - - 1*"), ("alice", "6")),
+    ("send", "carol", "watch alice", ("carol", "alice is not doing anything interesting."),
+     ("alice", "5 carol - alice*"), ("alice", "6"), ("bob", "5 carol - alice*"), ("bob", "6")),
+    ("send", "alice", "invite bob 1", ("bob", "Type 'join alice' to accept.")),
+    ("send", "bob", "join alice", ("alice", "5 bob alice*"), ("alice", "6"),
+     ("bob", "5 bob alice*"), ("bob", "6"), ("carol", "board:alice:bob:*")),
+    ("send", "alice", "move 8-5 6-5", ("bob", "Please move 4 pieces."),
+     ("alice", "bob rolls 6 and 6."), ("alice", "board:*"),
+     ("carol", "bob rolls 6 and 6."), ("carol", "board:*")),
+    ("send", "carol", "kibitz nice", ("carol", "** 2 users heard you."),
+     ("alice", "15 carol nice"), ("bob", "15 carol nice")),
+    ("send", "bob", "whisper she is good", ("bob", "** 1 user heard you."),
+     ("carol", "bob whispers: she is good")),
+    ("send", "alice", "say hi bob", ("bob", "12 alice hi bob")),
+    ("send", "bob", "move 24-18 24-18 13-7 13-7",
+     ("bob", "** You can't move home in your first move.")),
+    ("send", "bob", "move 1-7 1-7 12-18 12-18", ("bob", "alice rolls 5 and 2."),
+     ("bob", "board:*"), ("alice", "You roll 5 and 2."), ("alice", "board:*"),
+     ("carol", "alice rolls 5 and 2."), ("carol", "board:*")),
+    ("send", "alice", "board", ("alice", "board:*")),
+    ("send", "bob", "pip", ("bob", "Your pip count is*")),
+    ("send", "carol", "board", ("carol", "board:alice:bob:*")),
+    ("send", "bob", "resign n", ("alice", "bob wants to resign.*"),
+     ("carol", "bob wants to resign. alice will win 1 point.")),
+    ("send", "alice", "accept", ("alice", "5 bob - - 1 0 1490.00 1*"), ("alice", "6"),
+     ("bob", "5 bob - - 1 0 1490.00 1*"), ("bob", "6"),
+     ("carol", "alice wins the 1 point match 1-0 .")),
+    ("send", "bob", "rawwho", ("bob", "6")),
+    ("send", "carol", "unwatch", ("carol", "You stop watching alice.")),
+]
+PLACES = {"alice": 0, "bob": 1, "carol": 1}
+
+
+async def _run(tmp_path: Path, redis_url: str | None, nodes: int, places: dict[str, int],
+               dice_queue: list[tuple[int, int]]) -> dict[str, list[str]]:
+    tmp_path.mkdir(exist_ok=True)
+    site = Site(tmp_path, redis_url, nodes=nodes)
+    site.dice.add(dice_queue)
+    await site.start()
+    try:
+        return await play(site, places, MATCH)
+    finally:
+        await site.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_match_across_nodes_as_on_one(tmp_path: Path, redis_url: str) -> None:
+    rolls = [(3, 1), (6, 6), (5, 2), (4, 4), (2, 1), (6, 5)]
+    alone = await _run(tmp_path / "one", None, 1, PLACES, list(rolls))
+    cluster = await _run(tmp_path / "two", redis_url, 2, PLACES, list(rolls))
+    for name in alone:
+        assert cluster[name] == alone[name], name
+    assert "15 carol nice" in cluster["bob"]
+    assert "alice wins the 1 point match 1-0 ." in cluster["carol"]
+    # The other split: the watcher beside the inviter, the match on the joiner's side.
+    other = await _run(tmp_path / "three", redis_url, 2, {"alice": 1, "bob": 0, "carol": 1},
+                       list(rolls))
+    for name in alone:
+        assert other[name] == alone[name], name

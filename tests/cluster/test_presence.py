@@ -1,0 +1,58 @@
+"""Users on two nodes see each other as on one server: logins, logouts, who, chat.
+
+Each script runs twice, on one node and on two (users split between them); every
+client must receive the same lines in the same order both times."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest_twisted
+
+from tests.cluster.site import Site, play
+
+CHAT = [
+    ("login", "alice", True),
+    ("login", "carol", False),
+    ("login", "bob", True),
+    ("send", "bob", "rawwho", ("bob", "6")),
+    ("send", "bob", "tell alice hello there", ("alice", "12 bob hello there"),
+     ("bob", "16 alice hello there")),
+    ("send", "alice", "tell carol hi carol", ("carol", "alice tells: hi carol")),
+    ("send", "carol", "shout anyone here?", ("alice", "13 carol anyone here?"),
+     ("bob", "13 carol anyone here?")),
+    ("send", "alice", "away having tea", ("alice", "6"), ("bob", "6")),
+    ("send", "carol", "tell alice are you there?",
+     ("carol", "alice is away: having tea")),
+    ("send", "bob", "who", ("bob", "6")),
+    ("send", "carol", "waitfor dave", ("carol", "** Waiting for dave to log in.")),
+    ("login", "dave", True),
+    ("send", "dave", "tell carol here I am", ("carol", "dave tells: here I am")),
+    ("send", "dave", "message alice see you", ("dave", "10 alice")),
+    ("bye", "bob"),
+    ("send", "carol", "kibitz hello", ("carol", "** You're not watching or playing.")),
+]
+PLACES = {"alice": 0, "bob": 1, "carol": 1, "dave": 0}
+
+
+@pytest_twisted.ensureDeferred
+async def test_chat_and_presence_as_on_one_node(tmp_path: Path, redis_url: str) -> None:
+    one = Site(tmp_path / "one", None, nodes=1)
+    (tmp_path / "one").mkdir()
+    await one.start()
+    try:
+        alone = await play(one, PLACES, CHAT)
+    finally:
+        await one.stop()
+    two = Site(tmp_path, redis_url, nodes=2)
+    await two.start()
+    try:
+        cluster = await play(two, PLACES, CHAT)
+    finally:
+        await two.stop()
+    for name in alone:
+        assert cluster[name] == alone[name], name
+    assert "7 bob bob logs in." in cluster["alice"]
+    assert "8 bob bob logs out." in cluster["alice"]
+    assert "bob logs out." in cluster["carol"]
+    assert "12 bob hello there" in cluster["alice"]
