@@ -53,6 +53,11 @@ web port instead of the game port: the same CLIP lines, one per WebSocket text m
 PostgreSQL's defaults, fsync on: tests/postgres_server.py), ``--database URL`` on an
 existing, empty PostgreSQL database; the end check reads either.
 
+``--async-commit`` has the throwaway PostgreSQL commit fibsd's writes without waiting
+for the disk flush (``synchronous_commit=off`` on fibsd's connections, the setting
+docs/deployment.md offers for SQLite's durability): the database's disk is then not what
+limits the game actions/s.
+
 ``--nodes N`` (N >= 2; PostgreSQL, a throwaway one unless ``--database`` gives a URL)
 runs a cluster: a private Redis broker (tests/redis_server.py) and N fibsd nodes on
 the one database.  The idle users are spread over the nodes' ports, and each bot pair
@@ -1057,7 +1062,10 @@ def start_database(directory: Path, options: argparse.Namespace) -> tuple[Any, P
     from tests.postgres_server import PostgresServer
 
     postgres = PostgresServer.start(durable=True)
-    return postgres, postgres.new_database()
+    url = postgres.new_database()
+    if options.async_commit:  # fibsd's connections only; docs/deployment.md, "PostgreSQL"
+        url += "&options=-csynchronous_commit%3Doff"
+    return postgres, url
 
 
 async def compare(reactor: Any, options: argparse.Namespace) -> int:
@@ -1111,6 +1119,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--database", default="sqlite",
                         help="sqlite (a new file), postgres (a throwaway PostgreSQL server, "
                              "durable) or the URL of an empty PostgreSQL database")
+    parser.add_argument("--async-commit", action="store_true",
+                        help="with --database postgres: fibsd's connections commit without "
+                             "waiting for the disk (synchronous_commit=off)")
     parser.add_argument("--nodes", type=int, default=1,
                         help="fibsd nodes sharing the database and a Redis broker (>= 2: a "
                              "cluster, on PostgreSQL)")
