@@ -576,17 +576,21 @@ def split_pair(number: int, cross: float) -> bool:
 async def start_bots(reactor: Any, ports: Sequence[int], pairs: range, length: int,
                      stats: dict[bool, Stats], think: float,
                      cross: float) -> list[tuple[BeginCounter, BeginCounter]]:
-    """Pair ``number``'s host on node ``number`` (modulo the nodes), its guest on the next
-    node when the pair is split (``stats[split]`` gets the pair's figures)."""
-    bots, homes = [], {}
+    """Each kind of pair (split across two nodes, or on one) goes round the nodes on its
+    own: the k-th pair of a kind has its host on node k (modulo the nodes) and its guest
+    there too, or on the next node when split, so that the matches (which live on the
+    inviting guest's node) and the users are spread evenly.  ``stats[split]`` gets the
+    pair's figures."""
+    bots, homes, turns = [], {}, {False: 0, True: 0}
     for number in pairs:
         split = len(ports) > 1 and split_pair(number, cross)
         host = BeginCounter(account("ba", number), clock=reactor, stats=stats[split],
                             think=think)
         guest = BeginCounter(account("bb", number), invite=host.name, length=length,
                              clock=reactor, stats=stats[split], think=think)
-        homes[host.name] = ports[number % len(ports)]
-        homes[guest.name] = ports[(number + split) % len(ports)]
+        turn, turns[split] = turns[split], turns[split] + 1
+        homes[host.name] = ports[turn % len(ports)]
+        homes[guest.name] = ports[(turn + split) % len(ports)]
         bots.append((host, guest))
     for start in range(0, len(bots), CONNECT_WINDOW // 2):
         logins = []
@@ -790,6 +794,13 @@ async def open_viewers(reactor: Any, web_port: int, players: Sequence[str],
     return viewers
 
 
+def machine_busy() -> tuple[int, int]:
+    """(busy, total) jiffies of every core of the machine so far, from /proc/stat."""
+    fields = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
 def percentile(values: Sequence[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -972,11 +983,13 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
         events0 = sum(v.events for v in viewers)
         await each(groups, "begin_window")
         cpus0 = server.cpus()
+        busy0 = machine_busy()
         window = time.perf_counter()
         await sleep(reactor, options.duration)
         elapsed = time.perf_counter() - window
         measured = await each(groups, "end_window")
         cpus = [after - before for before, after in zip(cpus0, server.cpus())]
+        busy = [after - before for before, after in zip(busy0, machine_busy())]
         cpu = sum(cpus)
         latencies = [value for part in measured for value in part["latencies"]]
         actions = sum(part["actions"] for part in measured)
@@ -988,6 +1001,9 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
               f"{actions / elapsed:.0f} game actions/s, {matches / elapsed * 60:.0f} matches "
               f"finished/min, server CPU {cpu:.1f} s ({cpu / elapsed:.0%} of a core), RSS "
               f"{rss3 / 2**20:.1f} MB")
+        print(f"machine: {busy[0] / max(busy[1], 1):.0%} of its {os.cpu_count()} cores busy "
+              "in the window (everything: nodes, clients, databases, other users)")
+        figures["machine"] = busy[0] / max(busy[1], 1)
         if options.nodes > 1:
             print("per node: " + ", ".join(
                 f"{node.name} CPU {used:.1f} s ({used / elapsed:.0%} of a core)"
@@ -1078,6 +1094,7 @@ async def compare(reactor: Any, options: argparse.Namespace) -> int:
     print(f"{'':28}" + "".join(f"{str(r['nodes']) + ' node(s)':>22}" for r in runs))
     rows = [("game actions/s", lambda r: f"{r['actions']:.0f}"),
             ("server CPU per node", lambda r: " + ".join(f"{c:.0%}" for c in r["cpus"])),
+            ("machine busy", lambda r: f"{r['machine']:.0%}"),
             ("p50 / p99 ms", lambda r: f"{r['p50'] * 1000:.1f} / {r['p99'] * 1000:.1f}"),
             ("same-node p50 / p99 ms", lambda r: _kind(r, "same", r["nodes"] == 1)),
             ("cross-node p50 / p99 ms", lambda r: _kind(r, "cross", False)),
