@@ -54,8 +54,6 @@ def postgres_url(postgres: "PostgresServer") -> str:
 def redis_server() -> Iterator["RedisServer"]:
     """A private Redis server for one test (tests/redis_server.py): the cluster's
     broker.  The tests that need it skip, saying why, where none can be started."""
-    pytest.importorskip("txredisapi", reason="txredisapi is not installed: "
-                        "pip install 'fibsd[cluster]'")
     from tests.redis_server import NoRedis, RedisServer
 
     try:

@@ -47,11 +47,7 @@ class RedisServer:
         directory = Path(tempfile.mkdtemp(prefix="fibsd-redis-"))
         for _attempt in range(5):  # another process may take the free port first
             port = _free_port()
-            process = subprocess.Popen(
-                [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                 "--appendonly", "no", "--dir", str(directory), "--daemonize", "no",
-                 "--loglevel", "warning"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            process = _spawn(binary, port, directory)
             if _answers(port, process):
                 return cls(process, port, directory)
             process.kill()
@@ -59,10 +55,30 @@ class RedisServer:
         shutil.rmtree(directory, ignore_errors=True)
         raise NoRedis("redis-server did not start on a free loopback port")
 
+    def kill(self) -> None:
+        """The broker dies (SIGKILL); ``start_again`` brings one back on the same port."""
+        self.process.kill()
+        self.process.wait()
+
+    def start_again(self) -> None:
+        binary = shutil.which("redis-server")
+        assert binary is not None
+        self.process = _spawn(binary, self.port, self.directory)
+        if not _answers(self.port, self.process):
+            raise NoRedis(f"redis-server did not start again on port {self.port}")
+
     def stop(self) -> None:
         self.process.kill()
         self.process.wait()
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _spawn(binary: str, port: int, directory: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", str(directory), "--daemonize", "no",
+         "--loglevel", "warning"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def _answers(port: int, process: subprocess.Popen[bytes]) -> bool:

@@ -117,6 +117,7 @@ class _Factory(ReconnectingClientFactory):
     protocol = _Connection
     maxDelay = 2.0
     initialDelay = 0.1
+    noisy = False  # each reconnection is not worth a log line; a lost broker is
 
     def __init__(self, address: Address, made: Callable[[_Connection], None],
                  lost: Callable[[_Connection], None]) -> None:

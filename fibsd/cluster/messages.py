@@ -9,13 +9,15 @@ element the kind):
 
 On ``fibsd:all`` only:
   ``["hello"]``        a node (re)started: forget what you knew of it, send it ``sync``.
+  ``["bye"]``          a node stops (after its users' logouts): forget it now.
   ``["hb"]``           heartbeat, every ``cluster.heartbeat_ms``; a node unheard for
                        ``cluster.dead_after_ms`` is dead (its users drop connection).
 
 To one node (a "broadcast" item is put in every known node's message):
   ``["want"]``         send me your ``sync`` (I did not know you: a late heartbeat).
-  ``["sync", [login, ...], [player, ...]]``  the sender's own users (``login``
-                       payloads as below) and the players of the matches it hosts.
+  ``["sync", [login, ...], [player, ...], [[inviter, invitation], ...]]``  the sender's
+                       own users (``login`` payloads as below), the players of the
+                       matches it hosts and its users' invitations.
   ``["in", login, text, replaced_key]``  (broadcast) a user logged in on the sender;
                        ``text`` is the CLIP 7 text; ``replaced_key`` the key of the
                        connection it took over (None: a fresh login).
@@ -26,12 +28,21 @@ To one node (a "broadcast" item is put in every known node's message):
                        node ran ``broadcast_who`` for him, every node does the same.
   ``["m", player, on]``  (broadcast) a match with ``player`` began (1) or ended (0) on
                        the sender: his match commands go there.
+  ``["inv", inviter, invitation]``  (broadcast) an invitation made (``[inviter, invitee,
+                       length, confirmed, sent, seed hex]``) or dropped (None); every
+                       node keeps a copy (for ``fairdice``), ``join`` acts on the
+                       inviter's node.
+  ``["q", n, kind]`` / ``["a", n, answer]``  a question to every node and its answers
+                       (``ClusterNode.ask``): ``games`` (the matches it hosts, for
+                       ``show games`` and ``stat``) or ``ping`` (a round trip: after the
+                       answer, each side has handled all the other sent before it).
   ``["d", method, args, [name, ...]]``  deliveries: call ``method`` (``DELIVERY``) with
                        ``args`` on these users' sessions (users of the receiver);
                        consecutive identical deliveries share one item.
-  ``["f", name, command, rest]``  run ``command`` for ``name`` (a user of the sender) here,
-                       as his proxy; its replies come back as deliveries, then
-  ``["done", name]``   the forwarded command is done: the sender's session prompts and
+  ``["f", name, command, rest, n]``  run ``command`` for ``name`` (a user of the
+                       sender) here, as his proxy; its replies come back as
+                       deliveries, then
+  ``["done", n]``      forwarded command ``n`` is done: the sender's session prompts and
                        goes on with the next line.
 
 A login payload: ``{"u": name, "k": [time, node], "lt": login time, "h": host,

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -32,11 +32,14 @@ from fibsd.cluster import messages as m
 from fibsd.cluster.broker import Broker
 from fibsd.cluster.remote import RemoteSession
 from fibsd.server import commands
+from fibsd.server.commands.listings import running_games
+from fibsd.server.commands.play import Invitation
 from fibsd.server.match import live_match
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
 from fibsd.wire import clip
-from fibsd.wire import game_text
+from fibsd.wire import game_text, listings_text
+from fibsd.wire.listings_text import GameRow
 
 if TYPE_CHECKING:
     from fibsd.server.session import Services, Session
@@ -47,7 +50,8 @@ _log = Logger()
 MATCH_COMMANDS = frozenset({
     "roll", "move", "off", "double", "redouble", "accept", "reject", "resign", "beaver",
     "raccoon", "leave", "claim"})
-# Commands about the match played, or else watched.
+# Commands about the match played, or else watched.  (``join``, ``watch``, ``look``,
+# ``oldboard`` and ``oldmoves`` go where the match or invitation they name is: ``_where``.)
 VIEW_COMMANDS = frozenset({"board", "pip", "fairdice"})
 FAILED = "Sorry, the server could not complete that command."
 
@@ -69,6 +73,45 @@ class MatchTable(dict[str, Any]):
         self._node.broadcast(["m", name, 0])
 
 
+class InvitationTable(dict[str, Any]):
+    """``Lobby.invitations`` on a cluster node: each invitation made or dropped here is
+    told to the other nodes, which keep a copy (``fairdice`` lists the invitations a
+    user got; the invitation itself is acted on where it was made, by ``join``)."""
+
+    def __init__(self, node: ClusterNode) -> None:
+        super().__init__()
+        self._node = node
+
+    def __setitem__(self, name: str, invitation: Any) -> None:
+        super().__setitem__(name, invitation)
+        self._node.broadcast(["inv", name, _invitation_fields(invitation)])
+
+    def __delitem__(self, name: str) -> None:
+        super().__delitem__(name)
+        self._node.broadcast(["inv", name, None])
+
+    def pop(self, name: str, *default: Any) -> Any:
+        if name in self:
+            self._node.broadcast(["inv", name, None])
+        return super().pop(name, *default)
+
+    def copy_from(self, name: str, fields: list[Any] | None) -> None:
+        """Another node's invitation (None: it is gone), kept without telling anyone."""
+        if fields is None:
+            dict.pop(self, name, None)
+        else:
+            inviter, invitee, length, confirmed, sent, seed = fields
+            dict.__setitem__(self, name, Invitation(
+                inviter, invitee, length, confirmed, sent,
+                bytes.fromhex(seed) if seed is not None else None))
+
+
+def _invitation_fields(invitation: Any) -> list[Any]:
+    seed = invitation.server_seed
+    return [invitation.inviter, invitation.invitee, invitation.length, invitation.confirmed,
+            invitation.sent, seed.hex() if seed is not None else None]
+
+
 class ClusterNode:
     def __init__(self, services: Services, reactor: Any) -> None:
         self.services = services
@@ -81,7 +124,9 @@ class ClusterNode:
         self.keys: dict[str, tuple[float, str]] = {}  # online name -> login key
         self.snaps: dict[str, dict[str, Any]] = {}  # online name -> last replicated state
         self.match_hosts: dict[str, str] = {}  # player -> the other node hosting his match
-        self.pending: dict[str, tuple[str, Deferred[None], Session]] = {}  # forwarded
+        # Commands forwarded to other nodes, by number: (node, fired when done, session).
+        self.pending: dict[int, tuple[str, Deferred[None], Session]] = {}
+        self._forward_count = 0
         self._out: dict[str, list[list[Any]]] = {}
         self._flush_call: Any = None
         self._applying: OnlineUser | None = None  # changes to him are not republished
@@ -89,10 +134,16 @@ class ClusterNode:
         self._heartbeat = LoopingCall(self._beat)
         self._heartbeat.clock = reactor
         self.lobby.matches = MatchTable(self)
+        self.invitations = self.lobby.invitations = InvitationTable(self)
+        # Questions asked of every node (``ask``): token -> (nodes still to answer,
+        # answers by node, fired with them).
+        self._asks: dict[int, tuple[set[str], dict[str, Any], Deferred[list[Any]]]] = {}
+        self._ask_count = 0
         self._handlers = {
-            "hello": self._hello, "hb": self._nothing, "want": self._want, "sync": self._sync,
+            "hello": self._hello, "hb": self._nothing, "bye": self._bye, "want": self._want, "sync": self._sync,
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
             "d": self._deliveries, "f": self._forwarded, "done": self._done,
+            "inv": self._invitation, "q": self._question, "a": self._answer,
         }
 
     # --- starting and stopping ------------------------------------------------------
@@ -112,6 +163,7 @@ class ClusterNode:
             self._heartbeat.stop()
         self._flush()
         if self.broker is not None:
+            self.broker.publish(m.ALL, m.encode(self.name, [["bye"]]))
             self.broker.stop()
 
     def _subscribed(self) -> None:
@@ -168,9 +220,9 @@ class ClusterNode:
         if self.broker is None:
             return
         for node, items in out.items():
-            if not self.broker.publish(m.node_channel(node), m.encode(self.name, items)):
-                _log.warn("cluster: {count} items for node {node} lost: no broker",
-                          event="cluster", node=node, count=len(items))
+            # Without a broker the items are lost (the broker connection logs its loss
+            # once); the nodes resynchronise when they hear each other again.
+            self.broker.publish(m.node_channel(node), m.encode(self.name, items))
 
     # --- what the lobby and the sessions tell us ------------------------------------
 
@@ -203,6 +255,9 @@ class ClusterNode:
         changed = self._changes(user)
         if changed:
             self.broadcast(["st", user.name, changed, 0])
+            # Out now, with the reply still in the socket's buffer: the other nodes
+            # know of his new state (a gag, a toggle) before anyone can react to it.
+            self._flush()
 
     def _changes(self, user: OnlineUser) -> dict[str, Any]:
         now = m.snapshot(user)
@@ -226,12 +281,17 @@ class ClusterNode:
     def route(self, session: Session, command: str, rest: str) -> Deferred[None] | None:
         user = session.user
         assert user is not None
+        if self.peers and (command == "stat" or command == "show"
+                           and rest.lower().split()[:1] == ["games"]):
+            return self._listing(session, command)
         target = self._where(user, command, rest)
         if target is None:
             return None
         done: Deferred[None] = Deferred()
-        self.pending[user.name] = (target, done, session)
-        self.send(target, ["f", user.name, command, rest])
+        self._forward_count += 1
+        self.pending[self._forward_count] = (target, done, session)
+        self.send(target, ["f", user.name, command, rest, self._forward_count])
+        self._flush()  # he waits for nothing else
         return done
 
     def _where(self, user: OnlineUser, command: str, rest: str) -> str | None:
@@ -240,8 +300,11 @@ class ClusterNode:
             return mine
         if command in VIEW_COMMANDS:
             return mine if user.playing is not None else self.host_of(user.watching)
-        if command not in ("join", "watch", "look"):
+        if command not in ("join", "watch", "look", "oldboard", "oldmoves"):
             return None
+        if command in ("join", "oldboard", "oldmoves") and mine is not None \
+                and not rest.split():
+            return mine
         if command == "join" and mine is not None:
             return mine
         words = rest.split()
@@ -262,6 +325,8 @@ class ClusterNode:
                       channel=channel.decode("utf-8", "replace"))
             return
         if sender == self.name:
+            return
+        if sender not in self.peers and items and items[0][0] == "bye":
             return
         if sender not in self.peers and items and items[0][0] != "hello":
             # A node we did not know (we started late, or took it for dead): tell it
@@ -298,17 +363,31 @@ class ClusterNode:
                   for user in self.lobby.local_users() if user.name in self.keys]
         players = [name for name in self.lobby.matches
                    if live_match(self.lobby, name) is not None]
-        self.send(sender, ["sync", logins, players])
+        invitations = [[name, _invitation_fields(invitation)]
+                       for name, invitation in self.invitations.items()
+                       if name in self.keys and self.keys[name][1] == self.name]
+        self.send(sender, ["sync", logins, players, invitations])
 
-    def _sync(self, sender: str, logins: list[dict[str, Any]], players: list[str]) -> None:
+    def _sync(self, sender: str, logins: list[dict[str, Any]], players: list[str],
+              invitations: list[list[Any]]) -> None:
         for payload in logins:
             current = self.lobby.online.get(payload["u"])
             if current is not None and self.keys.get(current.name) == tuple(payload["k"]):
-                self._state(sender, current.name, payload["s"], 1)
+                changed = m.changes(payload["s"], self.snaps.get(current.name, {}))
+                if changed:  # a sync asked again: only news is pushed to clients
+                    self._state(sender, current.name, changed, 1)
             else:
                 self._login(sender, payload, clip.logs_in(payload["u"]), None)
         for name in players:
             self.match_hosts[name] = sender
+        for name, fields in invitations:
+            self.invitations.copy_from(name, fields)
+        # Listed in login order, as on one node, however the syncs came in.
+        ordered = sorted(self.lobby.online.items(),
+                         key=lambda item: self.keys.get(item[0], (0.0, "")))
+        self.lobby.online.clear()
+        self.lobby.online.update(ordered)
+        self.lobby._who_lines = None
 
     def _login(self, sender: str, payload: dict[str, Any], text: str,
                replaced_key: list[Any] | None) -> None:
@@ -362,6 +441,8 @@ class ClusterNode:
         with self._as(user):
             m.apply(user, fields)
             self.snaps.setdefault(name, {}).update(fields)
+            if "t" in fields:  # ``report`` may have changed: match reports reach him
+                self.lobby.report_toggled(user)
             if who:
                 self.lobby.broadcast_who(user)
 
@@ -370,6 +451,62 @@ class ClusterNode:
             self.match_hosts[name] = sender
         elif self.match_hosts.get(name) == sender:
             del self.match_hosts[name]
+
+    def _invitation(self, sender: str, name: str, fields: list[Any] | None) -> None:
+        self.invitations.copy_from(name, fields)
+
+    def ask(self, kind: str) -> Deferred[list[Any]]:
+        """Every node known now answers ``kind`` (``ANSWERS``); fires with their answers
+        (those of nodes that die meanwhile left out).  Once it fires each node has also
+        handled everything this node sent it before, and this node everything it sent
+        before its answer."""
+        done: Deferred[list[Any]] = Deferred()
+        if not self.peers:
+            done.callback([])
+            return done
+        self._ask_count += 1
+        self._asks[self._ask_count] = (set(self.peers), {}, done)
+        self.broadcast(["q", self._ask_count, kind])
+        return done
+
+    def round_trip(self) -> Deferred[list[Any]]:
+        """A barrier (tests) or a health check: every node has caught up with this one."""
+        return self.ask("ping")
+
+    def _question(self, sender: str, token: int, kind: str) -> None:
+        answer = None
+        if kind == "games":
+            answer = [[g.first, g.second, g.length, g.first_score, g.second_score]
+                      for g in running_games(self.lobby)]
+        self.send(sender, ["a", token, answer])
+
+    def _answer(self, sender: str, token: int, answer: Any) -> None:
+        asked = self._asks.get(token)
+        if asked is not None:
+            asked[0].discard(sender)
+            asked[1][sender] = answer
+            self._answered(token)
+
+    def _answered(self, token: int) -> None:
+        waiting, answers, done = self._asks[token]
+        if not waiting:
+            del self._asks[token]
+            done.callback([answers[node] for node in sorted(answers)])
+
+    def _listing(self, session: Session, command: str) -> Deferred[None]:
+        """``show games`` and ``stat`` count every node's matches."""
+
+        def answered(answers: list[Any]) -> Any:
+            rows = running_games(self.lobby) + [
+                GameRow(*row) for rows in answers for row in rows or ()]
+            if command == "show":
+                session.send(*listings_text.format_games(rows))
+                return None
+            online = len(self.lobby.online)
+            return maybeDeferred(session.db.ratings).addCallback(
+                lambda accounts: session.send(*clip.format_stat(len(accounts), online, len(rows))))
+
+        return self.ask("games").addCallback(answered)
 
     def _deliveries(self, sender: str, method: str, args: list[Any], names: list[str]) -> None:
         call = m.DELIVERY[method]
@@ -380,12 +517,14 @@ class ClusterNode:
             if user is not None and not user.session.remote:
                 getattr(user.session, call)(*args)
 
-    def _forwarded(self, sender: str, name: str, command: str, rest: str) -> None:
+    def _forwarded(self, sender: str, name: str, command: str, rest: str, number: int) -> None:
         """A command of a user of ``sender`` about a match here: run it as his proxy."""
         user = self.lobby.online.get(name)
         found = commands.COMMANDS.get(command)
         if user is None or not user.session.remote or found is None:
-            self.send(sender, ["done", name])
+            # Not (or no longer) known here: the login or the logout is on its way.
+            self.deliver(sender, name, "s", [f"** {FAILED}"])
+            self.send(sender, ["done", number])
             return
 
         def failed(failure: Failure) -> None:
@@ -395,7 +534,7 @@ class ClusterNode:
 
         def finish(_: object = None) -> None:
             self.command_done(user)
-            self.send(sender, ["done", name])
+            self.send(sender, ["done", number])
 
         try:
             result = found.run(user.session, rest)  # type: ignore[arg-type]
@@ -407,13 +546,18 @@ class ClusterNode:
         else:
             finish()
 
-    def _done(self, sender: str, name: str) -> None:
-        waiting = self.pending.get(name)
+    def _done(self, sender: str, number: int) -> None:
+        waiting = self.pending.get(number)
         if waiting is not None and waiting[0] == sender:
-            del self.pending[name]
+            del self.pending[number]
             waiting[1].callback(None)
 
     # --- a node gone ------------------------------------------------------------------
+
+    def _bye(self, sender: str) -> None:
+        """The node stopped (its users have logged out already)."""
+        _log.info("cluster node {node} left", event="cluster", node=sender)
+        self._forget(sender)
 
     def _dead(self, node: str) -> None:
         _log.warn("cluster node {node} is dead: unheard for {ms} ms", event="cluster",
@@ -443,9 +587,12 @@ class ClusterNode:
                     if watcher.watching in (player, opponent):
                         watcher.session.notify_event(line)
             self.lobby.broadcast_who(user)
-        for name, (target, done, session) in list(self.pending.items()):
+        for token, (waiting, _, _) in list(self._asks.items()):
+            waiting.discard(node)
+            self._answered(token)
+        for number, (target, done, session) in list(self.pending.items()):
             if target == node:
-                del self.pending[name]
+                del self.pending[number]
                 session.error(FAILED)
                 done.callback(None)
 

@@ -105,6 +105,7 @@ class Site:
         self.waits = Waits(LIMIT)
         self.clients: list[Client] = []
         self.accounts: set[str] = set()
+        self.settings_overrides: dict[str, Any] = {}  # for every node
         # Server state (who is online where) changes without a client hearing of it:
         # the conditions are looked at again every few milliseconds too.
         self._poker = LoopingCall(self.waits.poke)
@@ -112,13 +113,16 @@ class Site:
     def settings(self, index: int) -> Any:
         overrides: dict[str, Any] = {
             "port": 0, "interface": "127.0.0.1", "database": self.database,
-            "passwords.memory_kib": 64, "passwords.time_cost": 1, "presence_delay_ms": 0}
+            "passwords.memory_kib": 64, "passwords.time_cost": 1, "presence_delay_ms": 0,
+            # Several nodes share this process's gc: none takes it over (a node that
+            # dies first would hand back the settings another one made).
+            "gc_interval": 0}
         if self.count > 1:
             assert self.redis_url is not None
             overrides.update({"cluster.url": self.redis_url, "cluster.node": f"n{index}",
                               "cluster.heartbeat_ms": HEARTBEAT_MS,
                               "cluster.dead_after_ms": DEAD_AFTER_MS})
-        return make_settings(**overrides)
+        return make_settings(**overrides, **self.settings_overrides)
 
     async def start(self) -> None:
         self._poker.start(0.02, now=False)
@@ -144,6 +148,15 @@ class Site:
         else:
             self.services.append(service)
             self.ports.append(port.getHost().port)
+
+    async def crash(self, node: int) -> None:
+        """The node dies: not another word to the broker (no logouts, no heartbeats),
+        then its connections close."""
+        cluster = self.services[node].cluster
+        cluster._heartbeat.stop()
+        cluster.broker.stop()
+        cluster.broker = None
+        await self.services[node].stopService()
 
     def lobby(self, node: int) -> Any:
         return self.services[node].shared.lobby
@@ -192,7 +205,8 @@ class Site:
         for client in self.clients:
             if not client.closed and client.transport is not None:
                 client.transport.loseConnection()
-        for service in self.services:
+        # In reverse: each node's collector gives back the gc settings it found.
+        for service in reversed(self.services):
             if service.running:
                 await service.stopService()
 
@@ -218,7 +232,8 @@ async def play(site: Site, placement: dict[str, int], script: list[tuple[Any, ..
     """Run ``script`` with each user on his node in ``placement`` (all on node 0 when
     the site has one); returns every line each client received, ``normal``-ised.
 
-    Steps: ``("login", name, clip)``, ``("send", name, line, wait, ...)`` where each
+    Steps: ``("login", name, clip[, node])``, ``("crash", name)`` (his node dies; on
+    a single node he hangs up), ``("send", name, line, wait, ...)`` where each
     wait is ``(client, line)`` (a line ending with ``*``: a line starting so), ``("bye", name)`` (he quits; every node forgets him).
     """
     clients: dict[str, Client] = {}
@@ -228,7 +243,7 @@ async def play(site: Site, placement: dict[str, int], script: list[tuple[Any, ..
     for step in script:
         kind, name = step[0], step[1]
         if kind == "login":
-            node = placement[name] if site.count > 1 else 0
+            node = (step[3] if len(step) > 3 else placement[name]) if site.count > 1 else 0
             for other in clients.values():  # what the others are told comes first
                 other.seen = len(other.lines)
             clients[name] = await site.login(name, node, clip=step[2])
@@ -239,12 +254,22 @@ async def play(site: Site, placement: dict[str, int], script: list[tuple[Any, ..
                     await client.expect(lambda got, name=name: got.startswith(f"5 {name} "))
                     await client.expect("6")
                 else:
-                    await client.expect(lambda got, name=name: _matches(got, f"{name} logs in."))
+                    await client.expect(lambda got, name=name: _matches(got, f"{name} logs in*"))
             clip_users[name] = step[2]
         elif kind == "send":
             clients[name].send(step[2])
             for who, line in step[3:]:
                 await clients[who].expect(lambda got, line=line: _matches(normal(got), line))
+        elif kind == "wait":  # ("wait", "", wait, ...): lines that must come
+            for who, line in step[2:]:
+                await clients[who].expect(lambda got, line=line: _matches(normal(got), line))
+        elif kind == "crash":  # one node: he hangs up; a cluster: his node dies
+            if site.count > 1:
+                await site.crash(placement[name])
+            else:
+                clients[name].hang_up()
+            await clients[name].gone()
+            await site.waits.until(lambda: site.nowhere(name), lambda: f"{name} gone")
         elif kind == "bye":
             clients[name].send("bye")
             await clients[name].gone()

@@ -23,6 +23,8 @@ MATCH = [
     ("send", "alice", "move 8-5 6-5", ("bob", "Please move 4 pieces."),
      ("alice", "bob rolls 6 and 6."), ("alice", "board:*"),
      ("carol", "bob rolls 6 and 6."), ("carol", "board:*")),
+    ("send", "carol", "show games", ("carol", "alice*")),
+    ("send", "bob", "stat", ("bob", "Matches being played: 1")),
     ("send", "carol", "kibitz nice", ("carol", "** 2 users heard you."),
      ("alice", "15 carol nice"), ("bob", "15 carol nice")),
     ("send", "bob", "whisper she is good", ("bob", "** 1 user heard you."),
@@ -73,3 +75,38 @@ async def test_a_match_across_nodes_as_on_one(tmp_path: Path, redis_url: str) ->
                        list(rolls))
     for name in alone:
         assert other[name] == alone[name], name
+
+
+@pytest_twisted.ensureDeferred
+async def test_match_reports_reach_users_of_other_nodes(tmp_path: Path, redis_url: str) -> None:
+    """A user who logged in with ``report`` off turns it on: the start of a match on
+    another node is reported to him, once."""
+    site = Site(tmp_path, redis_url, nodes=2)
+    site.dice.add([(3, 1), (6, 6)])
+    await site.start()
+    try:
+        alice = await site.login("alice", node=0)
+        bob = await site.login("bob", node=0)
+        dave = await site.login("dave", node=1, clip=False)
+        dave.send("toggle report")
+        await dave.expect(lambda line: "won't be informed" in line)
+        dave.send("bye")
+        await dave.gone()
+        await site.waits.until(lambda: site.nowhere("dave"), lambda: "dave gone")
+        dave = await site.login("dave", node=1, clip=False)
+        assert not site.lobby(0).find("dave").toggles["report"]
+        dave.send("toggle report")
+        await dave.expect(lambda line: "will be informed" in line)
+        for user in (alice, bob):
+            user.send("toggle ready")
+        await site.waits.until(lambda: all(site.lobby(1).find(n).ready for n in ("alice", "bob"))
+                               and site.lobby(0).find("dave").toggles["report"],
+                               lambda: "the toggles everywhere")
+        alice.send("invite bob 1")
+        await bob.expect("Type 'join alice' to accept.")
+        bob.send("join alice")
+        lines = await dave.expect(lambda line: "start a 1 point match" in line)
+        assert lines[-1].removeprefix("> ") == "alice and bob start a 1 point match."
+        assert sum("start a 1 point match" in line for line in dave.lines) == 1
+    finally:
+        await site.stop()

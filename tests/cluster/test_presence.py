@@ -56,3 +56,23 @@ async def test_chat_and_presence_as_on_one_node(tmp_path: Path, redis_url: str) 
     assert "8 bob bob logs out." in cluster["alice"]
     assert "bob logs out." in cluster["carol"]
     assert "12 bob hello there" in cluster["alice"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_whois_and_kick_across_nodes(tmp_path: Path, redis_url: str) -> None:
+    site = Site(tmp_path, redis_url, nodes=2)
+    site.settings_overrides = {"admins": ["root"]}
+    await site.start()
+    try:
+        root = await site.login("root", node=0, clip=False)
+        bob = await site.login("bob", node=1)
+        root.send("whois bob")
+        lines = await root.expect(lambda line: "Still logged in." in line)
+        assert any(line.endswith("Information about bob:") for line in lines)
+        root.send("admin kick bob")
+        assert (await root.expect(lambda line: "kicked" in line))[-1].endswith(
+            "** bob was kicked off the server.")
+        await bob.gone()
+        await site.waits.until(lambda: site.nowhere("bob"), lambda: "bob gone")
+    finally:
+        await site.stop()

@@ -1,0 +1,7 @@
+"""Several fibsd processes as one server: a cluster of nodes over a Redis broker.
+
+``node`` (one node: membership, the other nodes' users as proxies, where commands run),
+``remote`` (a proxy user's session), ``messages`` (what nodes say to each other) and
+``broker`` (the two Redis connections).  ``fibsd.app`` wires a node in with
+``--cluster``; without it nothing here is imported.  docs/cluster-internals.md.
+"""
