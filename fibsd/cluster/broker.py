@@ -162,18 +162,21 @@ class _SubscriberFactory(_Factory):
 
 
 class Broker:
-    """Publish to channels, receive ``channels``' messages; ``subscribed`` is called
-    each time the subscription is (again) in place."""
+    """Publish to channels, receive ``channels``' messages; ``ready`` is called each
+    time both connections are (again) in place, subscribed."""
 
     def __init__(self, reactor: object, url: str, channels: Sequence[bytes],
-                 received: Callable[[bytes, bytes], None], subscribed: Callable[[], None]) -> None:
+                 received: Callable[[bytes, bytes], None], ready: Callable[[], None]) -> None:
         self.reactor = reactor
+        self._ready = ready
+        self._listening = False  # the subscription is in place
+        self._announced = False  # ``ready`` was called for the connections up now
         self.address = Address.from_url(url)
         self._publisher: _Connection | None = None
         self._subscriber: _Connection | None = None
         self._lost_said = False
         self._pub = _Factory(self.address, self._pub_made, self._pub_lost)
-        self._sub = _SubscriberFactory(self.address, channels, received, subscribed,
+        self._sub = _SubscriberFactory(self.address, channels, received, self._subscribed,
                                        self._sub_made, self._sub_lost)
         self._stopping = False
 
@@ -207,6 +210,16 @@ class Broker:
     def _pub_made(self, connection: _Connection) -> None:
         self._publisher = connection
         self._said_back()
+        self._maybe_ready()
+
+    def _subscribed(self) -> None:
+        self._listening = True
+        self._maybe_ready()
+
+    def _maybe_ready(self) -> None:
+        if self._publisher is not None and self._listening and not self._announced:
+            self._announced = True
+            self._ready()
 
     def _sub_made(self, connection: _Connection) -> None:
         self._subscriber = connection
@@ -216,23 +229,27 @@ class Broker:
         if self.connected and self._lost_said:
             self._lost_said = False
             _log.info("cluster broker reachable again at {broker}", event="cluster",
-                      broker=self._where())
+                      broker=self.where)
 
     def _pub_lost(self, connection: _Connection) -> None:
         if self._publisher is connection:
             self._publisher = None
+            self._announced = False
         self._say_lost()
 
     def _sub_lost(self, connection: _Connection) -> None:
         if self._subscriber is connection:
             self._subscriber = None
+            self._listening = False
+            self._announced = False
         self._say_lost()
 
     def _say_lost(self) -> None:
         if not self._stopping and not self._lost_said:
             self._lost_said = True
             _log.warn("cluster broker lost at {broker}; reconnecting", event="cluster",
-                      broker=self._where())
+                      broker=self.where)
 
-    def _where(self) -> str:
+    @property
+    def where(self) -> str:
         return self.address.path or f"{self.address.host}:{self.address.port}"

@@ -63,7 +63,8 @@ from typing import Any
 from fibsd.server.user import OnlineUser
 
 ALL = b"fibsd:all"
-# Session methods a delivery may call, by their one-letter code.
+# Session methods a delivery may call, by their one-letter code; ``r`` (args: [index])
+# counts a roll in the user's ``rolls_seen`` instead (``RemoteRolls``).
 DELIVERY = {"s": "send", "n": "notify", "e": "notify_event", "c": "notify_clip",
             "x": "disconnect"}
 IDLE_STEP = 1.0  # seconds: how far last_active must move before it is replicated

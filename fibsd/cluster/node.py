@@ -7,7 +7,7 @@ the user's own node.  Lobby broadcasts (logins, logouts, who-info) stay per node
 each node tells its own users of what it hears (``Lobby.local_users``).
 
 Who owns what: a user's own node owns his state and republishes it when a command of
-his changed it (``command_done``) or when the lobby pushes his who-info; another node
+his changed it (``changed``) or when the lobby pushes his who-info; another node
 that changed a proxy (a match there sets ``playing``, ``watch`` there sets
 ``watching``) sends the fields that changed since the last replicated ones.  A match
 lives on the node where ``join`` ran (the inviter's: his invitation is there); a
@@ -30,7 +30,7 @@ from twisted.python.failure import Failure
 
 from fibsd.cluster import messages as m
 from fibsd.cluster.broker import Broker
-from fibsd.cluster.remote import RemoteSession
+from fibsd.cluster.remote import RemoteRolls, RemoteSession
 from fibsd.server import commands
 from fibsd.server.commands.listings import running_games
 from fibsd.server.commands.play import Invitation
@@ -140,7 +140,8 @@ class ClusterNode:
         self._asks: dict[int, tuple[set[str], dict[str, Any], Deferred[list[Any]]]] = {}
         self._ask_count = 0
         self._handlers = {
-            "hello": self._hello, "hb": self._nothing, "bye": self._bye, "want": self._want, "sync": self._sync,
+            "hello": self._hello, "hb": self._nothing, "bye": self._bye, "want": self._want,
+            "sync": self._sync,
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
             "d": self._deliveries, "f": self._forwarded, "done": self._done,
             "inv": self._invitation, "q": self._question, "a": self._answer,
@@ -167,18 +168,20 @@ class ClusterNode:
             self.broker.stop()
 
     def _subscribed(self) -> None:
-        """Listening (again): greet the others (a first start) or ask them for their
-        users (back after a lost broker connection)."""
+        """Connected and listening (again): greet the others (a first start) or ask
+        them for their users (back after a lost broker connection: what they said
+        meanwhile is lost)."""
         assert self.broker is not None
         if not self._greeted:
             self._greeted = True
             _log.info("cluster node {node} joins at {url}", event="cluster", node=self.name,
-                      url=self.broker._where())
+                      url=self.broker.where)
             self.broker.publish(m.ALL, m.encode(self.name, [["hello"]]))
         else:
             self.broker.publish(m.ALL, m.encode(self.name, [["hb"]]))
-            for peer in list(self.peers):
-                self.send(peer, ["want"])
+            for peer in list(self.peers):  # whichever of two nodes is back last, both
+                self.send(peer, ["want"])  # learn what they missed of each other
+                self._want(peer)
 
     def _beat(self) -> None:
         if self.broker is not None:
@@ -187,7 +190,11 @@ class ClusterNode:
         limit = self.settings.dead_after_ms / 1000
         for peer, heard in list(self.peers.items()):
             if now - heard > limit:
-                self._dead(peer)
+                try:
+                    self._dead(peer)
+                except Exception:  # the heartbeat must go on whatever happens
+                    _log.failure("cluster: failed forgetting node {node}", Failure(),
+                                 event="error", node=peer)
 
     # --- sending ----------------------------------------------------------------------
 
@@ -249,15 +256,21 @@ class ClusterNode:
             return
         self.broadcast(["st", user.name, self._changes(user), 1])
 
-    def command_done(self, user: OnlineUser) -> None:
+    def leads(self) -> bool:
+        """The node with the first name among those alive does the site-wide chores."""
+        return all(self.name < peer for peer in self.peers)
+
+    def changed(self, user: OnlineUser) -> None:
         if self.lobby.online.get(user.name) is not user:
             return
         changed = self._changes(user)
         if changed:
             self.broadcast(["st", user.name, changed, 0])
-            # Out now, with the reply still in the socket's buffer: the other nodes
-            # know of his new state (a gag, a toggle) before anyone can react to it.
-            self._flush()
+            if len(changed) > 1 or "i" not in changed:
+                # Out now, with the reply still in the socket's buffer: the other nodes
+                # know of his new state (a gag, a toggle) before anyone can react to
+                # it.  (Idle times alone go with the rest of this turn.)
+                self._flush()
 
     def _changes(self, user: OnlineUser) -> dict[str, Any]:
         now = m.snapshot(user)
@@ -358,8 +371,7 @@ class ClusterNode:
         self._want(sender)
 
     def _want(self, sender: str) -> None:
-        logins = [m.login_payload(user, self.keys[user.name], self.snaps.get(user.name)
-                                  or m.snapshot(user))
+        logins = [m.login_payload(user, self.keys[user.name], m.snapshot(user))
                   for user in self.lobby.local_users() if user.name in self.keys]
         players = [name for name in self.lobby.matches
                    if live_match(self.lobby, name) is not None]
@@ -370,6 +382,17 @@ class ClusterNode:
 
     def _sync(self, sender: str, logins: list[dict[str, Any]], players: list[str],
               invitations: list[list[Any]]) -> None:
+        """All of ``sender``'s users and matches: those we knew and it no longer has
+        left while we did not hear it (a lost broker connection)."""
+        listed = {payload["u"] for payload in logins}
+        for user in list(self.lobby.users()):
+            if user.session.remote and user.session.home == sender \
+                    and user.name not in listed:
+                self._logout(sender, user.name, list(self.keys.get(user.name, (0, ""))),
+                             clip.drops_connection(user.name))
+        for name in [p for p, host in self.match_hosts.items()
+                     if host == sender and p not in players]:
+            del self.match_hosts[name]
         for payload in logins:
             current = self.lobby.online.get(payload["u"])
             if current is not None and self.keys.get(current.name) == tuple(payload["k"]):
@@ -383,11 +406,7 @@ class ClusterNode:
         for name, fields in invitations:
             self.invitations.copy_from(name, fields)
         # Listed in login order, as on one node, however the syncs came in.
-        ordered = sorted(self.lobby.online.items(),
-                         key=lambda item: self.keys.get(item[0], (0.0, "")))
-        self.lobby.online.clear()
-        self.lobby.online.update(ordered)
-        self.lobby._who_lines = None
+        self.lobby.reorder(lambda user: self.keys.get(user.name, (0.0, "")))
 
     def _login(self, sender: str, payload: dict[str, Any], text: str,
                replaced_key: list[Any] | None) -> None:
@@ -421,6 +440,7 @@ class ClusterNode:
             experience=state["x"], address=state["e"], shown_host=payload["sh"],
             last_active=state["i"])
         session.user = user
+        user.rolls_seen = RemoteRolls(self, home, user.name)
         m.apply(user, {k: v for k, v in state.items() if k in ("a", "g", "bl", "w", "p", "dt")})
         return user
 
@@ -509,13 +529,16 @@ class ClusterNode:
         return self.ask("games").addCallback(answered)
 
     def _deliveries(self, sender: str, method: str, args: list[Any], names: list[str]) -> None:
-        call = m.DELIVERY[method]
         if method == "c":
             args = [args[0].encode("latin-1")]
         for name in names:
             user = self.lobby.online.get(name)
-            if user is not None and not user.session.remote:
-                getattr(user.session, call)(*args)
+            if user is None or user.session.remote:
+                continue
+            if method == "r":
+                user.rolls_seen[args[0]] += 1
+            else:
+                getattr(user.session, m.DELIVERY[method])(*args)
 
     def _forwarded(self, sender: str, name: str, command: str, rest: str, number: int) -> None:
         """A command of a user of ``sender`` about a match here: run it as his proxy."""
@@ -533,7 +556,7 @@ class ClusterNode:
             user.session.error(FAILED)
 
         def finish(_: object = None) -> None:
-            self.command_done(user)
+            self.changed(user)
             self.send(sender, ["done", number])
 
         try:

@@ -81,3 +81,19 @@ class RemoteSession:
     def _deliver(self, method: str, args: list[Any]) -> None:
         if self.user is not None:
             self.node.deliver(self.home, self.user.name, method, args)
+
+
+class RemoteRolls(list[int]):
+    """A proxy user's ``rolls_seen`` (for ``dicetest``): each roll a match here counts
+    for him is counted on his node too, in the same message as the roll's lines."""
+
+    def __init__(self, node: ClusterNode, home: str, name: str) -> None:
+        super().__init__([0] * 36)
+        self._node = node
+        self._home = home
+        self._name = name
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(index, int) and value == self[index] + 1:
+            self._node.deliver(self._home, self._name, "r", [index])
+        super().__setitem__(index, value)

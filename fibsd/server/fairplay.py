@@ -70,8 +70,9 @@ class AbandonmentCheck:
     def check(self) -> Deferred[Any]:
         """Count (and adjudicate) every departure whose time ran out."""
         fair = self.services.settings.fair
-        if fair.abandon_days <= 0:
-            return succeed(None)
+        cluster = self.services.cluster
+        if fair.abandon_days <= 0 or cluster is not None and not cluster.leads():
+            return succeed(None)  # in a cluster, one node checks for all
         now = int(self.services.clock.seconds())
         found = maybeDeferred(self.services.db.due_departures, now - fair.abandon_days * DAY)
         return found.addCallback(lambda due: gatherResults([self._settle(d) for d in due]))
@@ -145,3 +146,5 @@ class AbandonmentCheck:
             user = self.services.lobby.find(name)
             if user is not None:
                 user.rating, user.experience = rating, experience
+                if self.services.cluster is not None:
+                    self.services.cluster.changed(user)

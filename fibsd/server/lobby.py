@@ -102,6 +102,14 @@ class Lobby:
             return self.users()
         return iter([u for u in self.online.values() if not u.session.remote])
 
+    def reorder(self, key: Callable[[OnlineUser], Any]) -> None:
+        """List the online users in ``key`` order (a cluster node puts the users it
+        learnt of from other nodes in login order)."""
+        ordered = sorted(self.online.values(), key=key)
+        self.online.clear()
+        self.online.update((user.name, user) for user in ordered)
+        self._who_lines = None
+
     def find(self, name: str) -> OnlineUser | None:
         """The online user with exactly this name."""
         return self.online.get(name)

@@ -201,8 +201,14 @@ class ClusterRouter(Protocol):
         there and its replies are written here); None: run it here."""
         ...
 
-    def command_done(self, user: OnlineUser) -> None:
-        """The user's command is done: his changed state goes to the other nodes."""
+    def changed(self, user: OnlineUser) -> None:
+        """The user's state may have changed (his command is done, say): what changed
+        goes to the other nodes."""
+        ...
+
+    def leads(self) -> bool:
+        """Whether this node does the site-wide chores (the abandoned-match check), which
+        one node of the cluster does."""
         ...
 
 
@@ -810,7 +816,7 @@ class Session:
 
     def _command_done(self, name: str, started: float) -> Phase:
         if self.services.cluster is not None and self.user is not None:
-            self.services.cluster.command_done(self.user)
+            self.services.cluster.changed(self.user)
         if self.services.command_observers:
             seconds = time.perf_counter() - started
             for observer in self.services.command_observers:

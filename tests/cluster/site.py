@@ -122,7 +122,7 @@ class Site:
             overrides.update({"cluster.url": self.redis_url, "cluster.node": f"n{index}",
                               "cluster.heartbeat_ms": HEARTBEAT_MS,
                               "cluster.dead_after_ms": DEAD_AFTER_MS})
-        return make_settings(**overrides, **self.settings_overrides)
+        return make_settings(**{**overrides, **self.settings_overrides})
 
     async def start(self) -> None:
         self._poker.start(0.02, now=False)

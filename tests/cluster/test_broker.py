@@ -32,3 +32,26 @@ async def test_a_lost_broker_is_survived(tmp_path: Path, redis_server: Any) -> N
         await alice.expect("12 bob back again")
     finally:
         await site.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_what_was_missed_during_a_short_outage_is_caught_up(
+        tmp_path: Path, redis_server: Any) -> None:
+    """The broker is away for less than ``dead_after_ms``: a logout said meanwhile is
+    lost, and the nodes' syncs afterwards put it right."""
+    site = Site(tmp_path, redis_server.url, nodes=2)
+    site.settings_overrides = {"cluster.dead_after_ms": 60000}
+    await site.start()
+    try:
+        alice = await site.login("alice", node=0)
+        bob = await site.login("bob", node=1)
+        alice.new()
+        redis_server.kill()
+        bob.send("bye")
+        await bob.gone()
+        await site.waits.until(lambda: site.lobby(1).find("bob") is None, lambda: "bob out")
+        redis_server.start_again()
+        assert await alice.expect("8 bob bob drops connection.")
+        assert site.nowhere("bob")
+    finally:
+        await site.stop()

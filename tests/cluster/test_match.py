@@ -44,15 +44,18 @@ MATCH = [
      ("bob", "5 bob - - 1 0 1490.00 1*"), ("bob", "6"),
      ("carol", "alice wins the 1 point match 1-0 .")),
     ("send", "bob", "rawwho", ("bob", "6")),
+    ("send", "bob", "dicetest", ("bob", "Chi-square of the 36 rolls*")),
+    ("send", "alice", "dicetest", ("alice", "Chi-square of the 36 rolls*")),
     ("send", "carol", "unwatch", ("carol", "You stop watching alice.")),
 ]
 PLACES = {"alice": 0, "bob": 1, "carol": 1}
 
 
 async def _run(tmp_path: Path, redis_url: str | None, nodes: int, places: dict[str, int],
-               dice_queue: list[tuple[int, int]]) -> dict[str, list[str]]:
+               dice_queue: list[tuple[int, int]], database: str | None = None
+               ) -> dict[str, list[str]]:
     tmp_path.mkdir(exist_ok=True)
-    site = Site(tmp_path, redis_url, nodes=nodes)
+    site = Site(tmp_path, redis_url, nodes=nodes, database=database)
     site.dice.add(dice_queue)
     await site.start()
     try:
@@ -69,12 +72,24 @@ async def test_a_match_across_nodes_as_on_one(tmp_path: Path, redis_url: str) ->
     for name in alone:
         assert cluster[name] == alone[name], name
     assert "15 carol nice" in cluster["bob"]
+    assert "n: 1" in cluster["bob"]  # his roll, counted on the match's node and his
     assert "alice wins the 1 point match 1-0 ." in cluster["carol"]
     # The other split: the watcher beside the inviter, the match on the joiner's side.
     other = await _run(tmp_path / "three", redis_url, 2, {"alice": 1, "bob": 0, "carol": 1},
                        list(rolls))
     for name in alone:
         assert other[name] == alone[name], name
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_match_across_nodes_on_postgresql(tmp_path: Path, redis_url: str,
+                                                  postgres_url: str) -> None:
+    rolls = [(3, 1), (6, 6), (5, 2), (4, 4), (2, 1), (6, 5)]
+    alone = await _run(tmp_path / "one", None, 1, PLACES, list(rolls))
+    cluster = await _run(tmp_path / "two", redis_url, 2, PLACES, list(rolls),
+                         database=postgres_url)
+    for name in alone:
+        assert cluster[name] == alone[name], name
 
 
 @pytest_twisted.ensureDeferred

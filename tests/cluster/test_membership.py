@@ -34,6 +34,8 @@ async def test_a_node_that_starts_late_learns_who_is_online(tmp_path: Path,
         carol.send("rawwho")
         listed = await carol.expect("6")
         assert [line.split(" ")[1] for line in listed[:-1]] == ["alice", "bob", "carol"]
+        # One node (the first name) checks abandoned matches for all.
+        assert [s.cluster.leads() for s in site.services] == [True, False, False]
         carol.send("shout hello both")
         await alice.expect("13 carol hello both")
         await bob.expect("13 carol hello both")
@@ -84,5 +86,6 @@ async def test_a_node_that_stops_says_so(tmp_path: Path, redis_url: str) -> None
         assert lines[-1] == "8 bob bob logs out."
         await site.waits.until(lambda: not site.services[0].cluster.peers,
                                lambda: "node 1 forgotten")
+        assert site.services[0].cluster.leads()
     finally:
         await site.stop()
