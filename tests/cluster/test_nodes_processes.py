@@ -182,9 +182,11 @@ async def test_a_match_across_nodes_is_watched_chatted_about_and_played_out(
 @pytest_twisted.ensureDeferred
 async def test_a_killed_node_s_users_are_gone_and_its_match_resumes_on_the_other(
         tmp_path: Path, postgres_url: str, redis_url: str, killed: str) -> None:
-    """bob (south) invites alice (north) to 3 points; the inviter's node (south) or the
-    invitee's (north) is killed mid-match, so that one of the runs kills the node that
-    hosts the match, whichever that is."""
+    """bob (south) invites alice (north) to 3 points, so the match lives on south (where
+    ``join`` runs: the inviter's node).  Killing the inviter's node loses the match's
+    node (alice is told, the match resumes from the database); killing the invitee's
+    loses a player of a match that lives on (south saves it as on a dropped
+    connection)."""
     waits = Waits(WAIT)
     nodes, ports = await two_nodes(waits, tmp_path, postgres_url, redis_url)
     home = {"alice": 0, "carol": 0, "bob": 1, "dave": 1}  # north: 0, south: 1
