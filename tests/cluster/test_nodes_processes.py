@@ -169,8 +169,9 @@ async def test_a_match_across_nodes_is_watched_chatted_about_and_played_out(
         assert c["bob"].social() == [
             "12 alice good luck", "15 carol nice opening", "12 carol hi bob",
             "13 dave hello all", "8 alice alice logs out."]
-    finally:
         await stop(waits, nodes)
+    finally:
+        kill_all(nodes)
     store = open_store(postgres_url)
     try:
         check_finished(store, [("alice", "bob", 1)])
