@@ -233,7 +233,8 @@ async def play(site: Site, placement: dict[str, int], script: list[tuple[Any, ..
     the site has one); returns every line each client received, ``normal``-ised.
 
     Steps: ``("login", name, clip[, node])``, ``("crash", name)`` (his node dies; on
-    a single node he hangs up), ``("send", name, line, wait, ...)`` where each
+    a single node he hangs up), ``("wait", "", wait, ...)`` (lines still to come),
+    ``("came", "", wait, ...)`` (lines come by now, with those already seen), ``("send", name, line, wait, ...)`` where each
     wait is ``(client, line)`` (a line ending with ``*``: a line starting so), ``("bye", name)`` (he quits; every node forgets him).
     """
     clients: dict[str, Client] = {}
@@ -263,6 +264,13 @@ async def play(site: Site, placement: dict[str, int], script: list[tuple[Any, ..
         elif kind == "wait":  # ("wait", "", wait, ...): lines that must come
             for who, line in step[2:]:
                 await clients[who].expect(lambda got, line=line: _matches(normal(got), line))
+        elif kind == "came":  # ("came", "", wait, ...): lines that must have come by now,
+            for who, line in step[2:]:  # whenever (with a login's block, say)
+                client = clients[who]
+                await site.waits.until(
+                    lambda client=client, line=line: any(
+                        _matches(normal(got), line) for got in client.lines),
+                    lambda who=who, line=line: f"{who}: {line!r}")
         elif kind == "crash":  # one node: he hangs up; a cluster: his node dies
             if site.count > 1:
                 await site.crash(placement[name])

@@ -27,6 +27,10 @@ CHAT = [
     ("send", "bob", "who", ("bob", "6")),
     ("send", "carol", "waitfor dave", ("carol", "** Waiting for dave to log in.")),
     ("login", "dave", True),
+    # What his login causes on carol's node reaches him a broker trip after his login
+    # block: the script waits for it, as a person would not type quicker.
+    ("came", "", ("dave", "carol is waiting for you to log in."),
+     ("carol", "** FINALLY!!! dave logs in")),
     ("send", "dave", "tell carol here I am", ("carol", "dave tells: here I am")),
     ("send", "dave", "message alice see you", ("dave", "10 alice")),
     ("bye", "bob"),
