@@ -49,6 +49,24 @@ cost the game (benchmarks/web.py measures the pages).
 web port instead of the game port: the same CLIP lines, one per WebSocket text message
 (protocol/websocket.md), through ``LineBridge``.
 
+``--database postgres`` runs the server on a throwaway PostgreSQL server (started with
+PostgreSQL's defaults, fsync on: tests/postgres_server.py), ``--database URL`` on an
+existing, empty PostgreSQL database; the end check reads either.
+
+``--async-commit`` has the throwaway PostgreSQL commit fibsd's writes without waiting
+for the disk flush (``synchronous_commit=off`` on fibsd's connections, the setting
+docs/deployment.md offers for SQLite's durability): the database's disk is then not what
+limits the game actions/s.
+
+``--nodes N`` (N >= 2; PostgreSQL, a throwaway one unless ``--database`` gives a URL)
+runs a cluster: a private Redis broker (tests/redis_server.py) and N fibsd nodes on
+the one database.  The idle users are spread over the nodes' ports, and each bot pair
+is split across two nodes (``--cross`` sets the fraction of pairs split; the rest play
+on one node), so that command-to-answer latency is reported for same-node and
+cross-node pairs apart.  Server CPU and RSS are reported per node.  ``--compare`` runs
+the same load on one node and then on ``--nodes`` nodes (both on PostgreSQL) and prints
+the two side by side.
+
 ``--nodelay`` starts the server with TCP_NODELAY on its connections (a patch applied
 in the server process only) to measure the fix proposed in benchmarks/README.md.
 """
@@ -56,6 +74,7 @@ in the server process only) to measure the fix proposed in benchmarks/README.md.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
@@ -138,19 +157,34 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def create_database(path: Path, names: Sequence[str]) -> None:
+def open_sql(database: Path | str) -> Any:
+    """A DB-API connection to the run's database: a SQLite file, or a PostgreSQL URL."""
+    if isinstance(database, str):
+        import psycopg
+
+        return psycopg.connect(database)
+    return sqlite3.connect(database)
+
+
+def create_database(database: Path | str, names: Sequence[str]) -> None:
     """A migrated database holding ``names``, all with the password ``secret``."""
     from fibsd.config import load_settings
     from fibsd.server.passwords import _hasher
-    from fibsd.store.sqlite import SQLiteStore
+    from fibsd.store.opening import open_store
 
     cost = load_settings(REPO / "config" / "fibsd.toml", {}).passwords
     hashed = _hasher(cost).hash(PASSWORD)
-    SQLiteStore(str(path)).close()  # creates the schema
+    open_store(database).close()  # creates the schema
     now = int(time.time())
-    with sqlite3.connect(path) as conn:
-        conn.executemany("INSERT INTO users (name, password_hash, created) VALUES (?, ?, ?)",
-                         [(name, hashed, now) for name in names])
+    mark = "%s" if isinstance(database, str) else "?"
+    conn = open_sql(database)
+    try:
+        conn.cursor().executemany(
+            f"INSERT INTO users (name, password_hash, created) VALUES ({mark}, {mark}, {mark})",
+            [(name, hashed, now) for name in names])
+        conn.commit()
+    finally:
+        conn.close()
 
 
 # Every client here connects from 127.0.0.1: lift the cap on connections one address
@@ -161,14 +195,20 @@ unauthenticated_per_address = 100000
 """
 
 
+def cluster_section(broker: str, node: str) -> str:
+    """The ``[cluster]`` table of one node's config."""
+    return f'\n[cluster]\nurl = "{broker}"\nnode = "{node}"\n'
+
+
 def write_config(directory: Path, port: int, users: int, web_port: int = 0,
-                 viewers: int = 0, extra: str = LOAD_ACCESS) -> Path:
+                 viewers: int = 0, extra: str = LOAD_ACCESS, database: Path | str = "",
+                 name: str = "fibsd") -> Path:
     """The server's config; ``extra`` is appended (TOML tables of other sections)."""
-    config = directory / "fibsd.toml"
+    config = directory / f"{name}.toml"
     config.write_text(f"""
 interface = "127.0.0.1"
 port = {port}
-database = "{directory / 'fibsd.sqlite'}"
+database = "{database or directory / 'fibsd.sqlite'}"
 idle_timeout = 0
 motd = "{REPO / 'config' / 'motd.txt'}"
 help_dir = "{REPO / 'config' / 'help'}"
@@ -185,10 +225,12 @@ class ServerProcess:
     """The server subprocess and its CPU time and memory from /proc."""
 
     def __init__(self, directory: Path, port: int, users: int, nodelay: bool,
-                 web_port: int = 0, viewers: int = 0, extra: str = LOAD_ACCESS) -> None:
-        config = write_config(directory, port, users, web_port, viewers, extra)
+                 web_port: int = 0, viewers: int = 0, extra: str = LOAD_ACCESS,
+                 database: Path | str = "", name: str = "server") -> None:
+        config = write_config(directory, port, users, web_port, viewers, extra, database, name)
         self.web_port = web_port
-        self.log = open(directory / "server.log", "w")  # noqa: SIM115
+        self.name = name
+        self.log = open(directory / f"{name}.log", "w")  # noqa: SIM115
         command = [sys.executable, __file__, "--serve", str(config)] + (["--nodelay"] if nodelay else [])
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, cwd=REPO)
         self.port = port
@@ -224,6 +266,62 @@ class ServerProcess:
             return self.process.wait(timeout)
         finally:
             self.log.close()
+
+
+class Nodes:
+    """The server side of a run: one fibsd process, or (``--nodes`` N >= 2) N of them on
+    one database and a private Redis broker (tests/redis_server.py).  CPU and memory
+    are summed over the nodes; ``cpus`` gives them per node."""
+
+    def __init__(self, directory: Path, count: int, users: int, options: argparse.Namespace,
+                 database: Path | str) -> None:
+        self.broker: Any = None
+        self.nodes: list[ServerProcess] = []
+        if count > 1:
+            from tests.redis_server import RedisServer
+
+            self.broker = RedisServer.start()
+        web = options.viewers or options.websocket
+        for number in range(count):
+            name = f"node{number + 1}" if count > 1 else "server"
+            extra = LOAD_ACCESS + (cluster_section(self.broker.url, name) if self.broker else "")
+            self.nodes.append(ServerProcess(directory, free_port(), users, options.nodelay,
+                                            free_port() if web else 0, options.viewers, extra,
+                                            database, name))
+
+    @property
+    def ports(self) -> list[int]:
+        return [node.port for node in self.nodes]
+
+    @property
+    def web_ports(self) -> list[int]:
+        return [node.web_port for node in self.nodes]
+
+    @property
+    def broker_url(self) -> str:
+        return str(self.broker.url) if self.broker else ""
+
+    def wait_listening(self) -> None:
+        for node in self.nodes:
+            node.wait_listening()
+
+    def cpus(self) -> list[float]:
+        return [node.cpu() for node in self.nodes]
+
+    def cpu(self) -> float:
+        return sum(self.cpus())
+
+    def memory(self) -> tuple[int, int]:
+        """(RSS, peak RSS) in bytes, summed over the nodes."""
+        values = [node.memory() for node in self.nodes]
+        return sum(v[0] for v in values), sum(v[1] for v in values)
+
+    def stop(self) -> list[int]:
+        """Stop every node (SIGTERM: running matches are saved); their exit statuses."""
+        codes = [node.stop() for node in self.nodes]
+        if self.broker is not None:
+            self.broker.stop()
+        return codes
 
 
 # -- connecting: TCP, or WebSocket -------------------------------------------------
@@ -398,13 +496,16 @@ class IdleFactory(ClientFactory):
         return client
 
 
-async def log_in_idle(reactor: Any, port: int, names: Sequence[str], monitor: IdleMonitor) -> float:
-    """Connect ``names`` at once; seconds until every one has its welcome line."""
+async def log_in_idle(reactor: Any, ports: Sequence[int], names: Sequence[str],
+                      monitor: IdleMonitor) -> float:
+    """Connect ``names`` at once, spread over the nodes' ``ports`` in turn; seconds until
+    every one has its welcome line."""
     started = time.perf_counter()
     done: defer.Deferred[None] = defer.Deferred()
     monitor.expected_logins = monitor.logins + len(names)
     monitor.waiting_login = done
-    monitor.connect = lambda name: connect_lines(reactor, port, IdleFactory(name, monitor))
+    spread = itertools.cycle(ports)
+    monitor.connect = lambda name: connect_lines(reactor, next(spread), IdleFactory(name, monitor))
     monitor.queue = list(reversed(names))
     monitor.launch()
     try:
@@ -466,13 +567,30 @@ class BeginCounter(Bot):
         self.begun += 1
 
 
-async def start_bots(reactor: Any, port: int, pairs: range, length: int, stats: Stats,
-                     think: float) -> list[tuple[BeginCounter, BeginCounter]]:
-    bots = []
+def split_pair(number: int, cross: float) -> bool:
+    """Whether pair ``number`` plays across two nodes: a ``cross`` fraction of the pairs,
+    spread evenly over the numbers."""
+    return int((number + 1) * cross) > int(number * cross)
+
+
+async def start_bots(reactor: Any, ports: Sequence[int], pairs: range, length: int,
+                     stats: dict[bool, Stats], think: float,
+                     cross: float) -> list[tuple[BeginCounter, BeginCounter]]:
+    """Each kind of pair (split across two nodes, or on one) goes round the nodes on its
+    own: the k-th pair of a kind has its host on node k (modulo the nodes) and its guest
+    there too, or on the next node when split, so that the matches (which live on the
+    inviting guest's node) and the users are spread evenly.  ``stats[split]`` gets the
+    pair's figures."""
+    bots, homes, turns = [], {}, {False: 0, True: 0}
     for number in pairs:
-        host = BeginCounter(account("ba", number), clock=reactor, stats=stats, think=think)
+        split = len(ports) > 1 and split_pair(number, cross)
+        host = BeginCounter(account("ba", number), clock=reactor, stats=stats[split],
+                            think=think)
         guest = BeginCounter(account("bb", number), invite=host.name, length=length,
-                             clock=reactor, stats=stats, think=think)
+                             clock=reactor, stats=stats[split], think=think)
+        turn, turns[split] = turns[split], turns[split] + 1
+        homes[host.name] = ports[turn % len(ports)]
+        homes[guest.name] = ports[(turn + split) % len(ports)]
         bots.append((host, guest))
     for start in range(0, len(bots), CONNECT_WINDOW // 2):
         logins = []
@@ -480,7 +598,7 @@ async def start_bots(reactor: Any, port: int, pairs: range, length: int, stats: 
             for bot in (host, guest):
                 factory = LeanFactory(Credentials(bot.name, PASSWORD, "loadbot"), bot,
                                       clock=reactor, connected=bot.attach)
-                connect_lines(reactor, port, factory)
+                connect_lines(reactor, homes[bot.name], factory)
                 logins.append(factory.first_login.wait())
         await defer.gatherResults(logins)
     return bots
@@ -489,10 +607,11 @@ async def start_bots(reactor: Any, port: int, pairs: range, length: int, stats: 
 class LocalBots:
     """Bot pairs on this process's reactor; ``WorkerBots`` asks the same of another."""
 
-    def __init__(self, reactor: Any, port: int, pairs: range, length: int, think: float) -> None:
-        self.reactor, self.port, self.pairs = reactor, port, pairs
-        self.length, self.think = length, think
-        self.stats = Stats()
+    def __init__(self, reactor: Any, ports: Sequence[int], pairs: range, length: int,
+                 think: float, cross: float) -> None:
+        self.reactor, self.ports, self.pairs = reactor, ports, pairs
+        self.length, self.think, self.cross = length, think, cross
+        self.kinds = {False: Stats(), True: Stats()}  # same-node pairs, cross-node pairs
         self.bots: list[tuple[BeginCounter, BeginCounter]] = []
         # The clients' own full collections would count as server latency: they run on
         # the server's schedule (fibsd.collector) while latency is measured.
@@ -500,19 +619,27 @@ class LocalBots:
         self._counts = (0, 0)
 
     async def start(self) -> None:
-        self.bots = await start_bots(self.reactor, self.port, self.pairs, self.length,
-                                     self.stats, self.think)
+        self.bots = await start_bots(self.reactor, self.ports, self.pairs, self.length,
+                                     self.kinds, self.think, self.cross)
+
+    def _totals(self) -> tuple[int, int]:
+        return (sum(s.actions for s in self.kinds.values()),
+                sum(s.matches for s in self.kinds.values()))
 
     async def begin_window(self) -> None:
         self.collector.start()
-        self.stats.latencies.clear()
-        self._counts = (self.stats.actions, self.stats.matches)
+        for stats in self.kinds.values():
+            stats.latencies.clear()
+        self._counts = self._totals()
 
     async def end_window(self) -> dict[str, Any]:
         self.collector.stop()
-        return {"latencies": list(self.stats.latencies),
-                "actions": self.stats.actions - self._counts[0],
-                "matches": (self.stats.matches - self._counts[1]) / 2,
+        actions, matches = self._totals()
+        return {"latencies": self.kinds[False].latencies + self.kinds[True].latencies,
+                "same": list(self.kinds[False].latencies),
+                "cross": list(self.kinds[True].latencies),
+                "actions": actions - self._counts[0],
+                "matches": (matches - self._counts[1]) / 2,
                 "skipped": LeanProtocol.skipped,
                 "cpu": resource.getrusage(resource.RUSAGE_SELF).ru_utime}
 
@@ -533,7 +660,8 @@ class LocalBots:
         failures = [f"{bot.name}: unknown line {line!r}"
                     for pair in self.bots for bot in pair
                     for protocol in bot.protocols for line in protocol.unknown_lines]
-        failures += [f"error line during play: {text}" for text in self.stats.errors[:20]]
+        failures += [f"error line during play: {text}"
+                     for stats in self.kinds.values() for text in stats.errors[:20]]
         return {"failures": failures,
                 "pairs": [(host.name, guest.name, guest.begun) for host, guest in self.bots]}
 
@@ -546,12 +674,14 @@ class WorkerBots(ProcessProtocol):
     play choosing is spread over more than one reactor, so that one client's queue does
     not stand in for the server's latency.  Requests and answers are JSON lines."""
 
-    def __init__(self, reactor: Any, port: int, pairs: range, length: int, think: float) -> None:
+    def __init__(self, reactor: Any, ports: Sequence[int], pairs: range, length: int,
+                 think: float, cross: float) -> None:
         self._buffer = b""
         self._answers: list[defer.Deferred[Any]] = []
         self._ended = ""
-        command = [sys.executable, __file__, "--bot-worker", str(port), "--pairs",
-                   f"{pairs.start}:{pairs.stop}", "--length", str(length), "--think", str(think)
+        command = [sys.executable, __file__, "--bot-worker", ",".join(map(str, ports)),
+                   "--pairs", f"{pairs.start}:{pairs.stop}", "--length", str(length),
+                   "--think", str(think), "--cross", str(cross)
                    ] + (["--websocket"] if OVER_WEBSOCKET else [])
         reactor.spawnProcess(self, sys.executable, command, env=os.environ, path=str(REPO),
                              childFDs={0: "w", 1: "r", 2: 2})
@@ -622,12 +752,13 @@ class WorkerCommands(LineReceiver):
             self.bots.reactor.stop()
 
 
-def bot_worker(port: int, pairs: str, length: int, think: float) -> None:
+def bot_worker(ports: str, pairs: str, length: int, think: float, cross: float) -> None:
     from twisted.internet import reactor
     from twisted.internet.stdio import StandardIO
 
     start, stop = (int(n) for n in pairs.split(":"))
-    StandardIO(WorkerCommands(LocalBots(reactor, port, range(start, stop), length, think)))
+    StandardIO(WorkerCommands(LocalBots(reactor, [int(p) for p in ports.split(",")],
+                                        range(start, stop), length, think, cross)))
     reactor.run()
 
 
@@ -663,6 +794,13 @@ async def open_viewers(reactor: Any, web_port: int, players: Sequence[str],
     return viewers
 
 
+def machine_busy() -> tuple[int, int]:
+    """(busy, total) jiffies of every core of the machine so far, from /proc/stat."""
+    fields = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
 def percentile(values: Sequence[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -675,7 +813,7 @@ async def sleep(reactor: Any, seconds: float) -> None:
 
 
 async def shout_cost(reactor: Any, shouter: ClipClientProtocol, monitor: IdleMonitor,
-                     server: ServerProcess, shouts: int) -> tuple[float, float, float]:
+                     server: Nodes, shouts: int) -> tuple[float, float, float]:
     """Median (echo seconds, last recipient seconds), and server CPU seconds per shout."""
     echoes, lasts, cpus = [], [], []
     for number in range(shouts):
@@ -691,7 +829,11 @@ async def shout_cost(reactor: Any, shouter: ClipClientProtocol, monitor: IdleMon
         shouter.send(f"shout {text}")
         await echo
         echoes.append(time.perf_counter() - started)
-        lasts.append(await heard.addTimeout(120, reactor) - started)
+        try:
+            lasts.append(await heard.addTimeout(120, reactor) - started)
+        except defer.TimeoutError:
+            raise SystemExit(f"shout: {monitor.heard_count} of {monitor.expected_heard} idle "
+                             "users heard it in 120 s") from None
         await sleep(reactor, 0.5)  # let the CPU counter catch up with the writes
         cpus.append(server.cpu() - cpu)
     monitor.marker = b""
@@ -701,7 +843,7 @@ async def shout_cost(reactor: Any, shouter: ClipClientProtocol, monitor: IdleMon
 # -- the correctness check -------------------------------------------------------
 
 
-def check_database(path: Path, bots: Sequence[tuple[str, str, int]]) -> list[str]:
+def check_database(path: Path | str, bots: Sequence[tuple[str, str, int]]) -> list[str]:
     """``bots``: (host, guest, matches the guest began) for each pair.  Every finished
     match's dice must also reproduce from its revealed seed (protocol/fair-dice.md),
     checked by fibsd-verify's own derivation."""
@@ -711,7 +853,7 @@ def check_database(path: Path, bots: Sequence[tuple[str, str, int]]) -> list[str
     from fibsd.rules.match import Match
 
     problems = []
-    conn = sqlite3.connect(path)
+    conn = open_sql(path)
     finished = conn.execute(
         "SELECT winner, loser, length, winner_points, loser_points, record, "
         "winner_rating_change, loser_rating_change FROM finished_matches").fetchall()
@@ -751,14 +893,15 @@ def check_database(path: Path, bots: Sequence[tuple[str, str, int]]) -> list[str
     return problems
 
 
-def bot_groups(reactor: Any, port: int, options: argparse.Namespace) -> list[Any]:
+def bot_groups(reactor: Any, ports: Sequence[int], options: argparse.Namespace) -> list[Any]:
     """The bot pairs, split evenly over ``--bot-processes`` (1: this process)."""
     count = max(1, min(options.bot_processes, options.matches))
     if count == 1:
-        return [LocalBots(reactor, port, range(options.matches), options.length, options.think)]
+        return [LocalBots(reactor, ports, range(options.matches), options.length, options.think,
+                          options.cross)]
     bounds = [options.matches * n // count for n in range(count + 1)]
-    return [WorkerBots(reactor, port, range(bounds[n], bounds[n + 1]), options.length,
-                       options.think) for n in range(count)]
+    return [WorkerBots(reactor, ports, range(bounds[n], bounds[n + 1]), options.length,
+                       options.think, options.cross) for n in range(count)]
 
 
 async def each(groups: Sequence[Any], method: str, *args: Any) -> list[Any]:
@@ -770,59 +913,67 @@ async def each(groups: Sequence[Any], method: str, *args: Any) -> list[Any]:
 # -- the run ---------------------------------------------------------------------
 
 
-async def run(reactor: Any, options: argparse.Namespace) -> int:
+async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
+    """One run; its figures (for ``--compare``) and ``problems``, the end check's count."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     needed = 2 * (options.idle + 2 * options.matches) + 200  # both ends live on this machine
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, needed)), hard))
     directory = Path(tempfile.mkdtemp(prefix="fibsd-load-"))
     idle_names = [account("ia", n) for n in range(max(options.idle, options.logins))]
     bot_names = [account(p, n) for n in range(options.matches) for p in ("ba", "bb")]
+    postgres, database = start_database(directory, options)
     started = time.perf_counter()
-    create_database(directory / "fibsd.sqlite", [*idle_names, *bot_names, SHOUTER])
+    create_database(database, [*idle_names, *bot_names, SHOUTER])
     print(f"database: {len(idle_names) + len(bot_names) + 1} accounts in "
-          f"{time.perf_counter() - started:.1f} s ({directory})")
+          f"{time.perf_counter() - started:.1f} s ({directory}"
+          + (", PostgreSQL" if postgres is not None or isinstance(database, str) else "") + ")")
     users = len(idle_names) + len(bot_names) + 10
-    server = ServerProcess(directory, free_port(), users, options.nodelay,
-                           free_port() if options.viewers or options.websocket else 0,
-                           options.viewers)
-    server.wait_listening()
-    port = server.web_port if options.websocket else server.port
-    rss0, _ = server.memory()
-    monitor = IdleMonitor()
+    server = Nodes(directory, options.nodes, users, options, database)
+    figures: dict[str, Any] = {"nodes": options.nodes}
     failures: list[str] = []
     pairs: list[tuple[str, str, int]] = []
     groups: list[Any] = []
     try:
-        burst = await log_in_idle(reactor, port, idle_names[:options.logins], monitor)
+        server.wait_listening()
+        ports = server.web_ports if options.websocket else server.ports
+        if options.nodes > 1:
+            print(f"cluster: {options.nodes} nodes on ports {', '.join(map(str, server.ports))}, "
+                  f"Redis broker {server.broker_url}; "
+                  f"{sum(split_pair(n, options.cross) for n in range(options.matches))} of "
+                  f"{options.matches} pairs split across two nodes")
+        rss0, _ = server.memory()
+        monitor = IdleMonitor()
+        burst = await log_in_idle(reactor, ports, idle_names[:options.logins], monitor)
         print(f"login burst: {options.logins} logins in {burst:.2f} s")
         await sleep(reactor, 2)
         rss1, _ = server.memory()
         rest = idle_names[options.logins:options.idle]
         started = time.perf_counter()
         for start in range(0, len(rest), LOGIN_BATCH):
-            await log_in_idle(reactor, port, rest[start:start + LOGIN_BATCH], monitor)
+            await log_in_idle(reactor, ports, rest[start:start + LOGIN_BATCH], monitor)
         if rest:
             print(f"idle logins: {len(rest)} more in {time.perf_counter() - started:.1f} s")
         await sleep(reactor, 2)
         rss2, _ = server.memory()
         print(f"server RSS: {rss0 / 2**20:.1f} MB empty, {rss1 / 2**20:.1f} MB after the burst, "
-              f"{rss2 / 2**20:.1f} MB with {monitor.logins} idle CLIP users")
+              f"{rss2 / 2**20:.1f} MB with {monitor.logins} idle CLIP users"
+              + (f" (all {options.nodes} nodes)" if options.nodes > 1 else ""))
         if rest:
             print(f"RSS per idle connection (the {len(rest)} after the burst): "
                   f"{(rss2 - rss1) / len(rest) / 1024:.1f} KB")
         shouter_factory = LeanFactory(Credentials(SHOUTER, PASSWORD, "loadbot"), None, clock=reactor)
-        connect_lines(reactor, port, shouter_factory)
+        connect_lines(reactor, ports[0], shouter_factory)
         shouter = await shouter_factory.first_login.wait()
 
         started = time.perf_counter()
-        groups = bot_groups(reactor, port, options)
+        groups = bot_groups(reactor, ports, options)
         await defer.gatherResults([defer.Deferred.fromCoroutine(g.start()) for g in groups])
         print(f"bots: {2 * options.matches} logged in in {time.perf_counter() - started:.1f} s"
               + (f" ({len(groups)} client processes)" if len(groups) > 1 else ""))
         await sleep(reactor, min(5.0, options.duration / 4))  # let the matches start
         viewers: list[LiveViewer] = []
         if options.viewers:
-            viewers = await open_viewers(reactor, server.web_port,
+            viewers = await open_viewers(reactor, server.web_ports[0],
                                          [account("ba", n) for n in range(options.matches)],
                                          options.viewers)
             await sleep(reactor, 1)
@@ -831,12 +982,15 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
                   f"{sum(v.refused for v in viewers)} refused")
         events0 = sum(v.events for v in viewers)
         await each(groups, "begin_window")
-        cpu0 = server.cpu()
+        cpus0 = server.cpus()
+        busy0 = machine_busy()
         window = time.perf_counter()
         await sleep(reactor, options.duration)
         elapsed = time.perf_counter() - window
         measured = await each(groups, "end_window")
-        cpu = server.cpu() - cpu0
+        cpus = [after - before for before, after in zip(cpus0, server.cpus())]
+        busy = [after - before for before, after in zip(busy0, machine_busy())]
+        cpu = sum(cpus)
         latencies = [value for part in measured for value in part["latencies"]]
         actions = sum(part["actions"] for part in measured)
         matches = sum(part["matches"] for part in measured)
@@ -847,9 +1001,26 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
               f"{actions / elapsed:.0f} game actions/s, {matches / elapsed * 60:.0f} matches "
               f"finished/min, server CPU {cpu:.1f} s ({cpu / elapsed:.0%} of a core), RSS "
               f"{rss3 / 2**20:.1f} MB")
+        print(f"machine: {busy[0] / max(busy[1], 1):.0%} of its {os.cpu_count()} cores busy "
+              "in the window (everything: nodes, clients, databases, other users)")
+        figures["machine"] = busy[0] / max(busy[1], 1)
+        if options.nodes > 1:
+            print("per node: " + ", ".join(
+                f"{node.name} CPU {used:.1f} s ({used / elapsed:.0%} of a core)"
+                for node, used in zip(server.nodes, cpus)))
         print(f"latency (command -> answering line, {len(latencies)} commands): "
               f"p50 {percentile(latencies, .5) * 1000:.1f} ms, p95 {percentile(latencies, .95) * 1000:.1f} ms, "
               f"p99 {percentile(latencies, .99) * 1000:.1f} ms, max {max(latencies, default=0) * 1000:.1f} ms")
+        figures.update(actions=actions / elapsed, cpus=[used / elapsed for used in cpus],
+                       p50=percentile(latencies, .5), p99=percentile(latencies, .99))
+        if options.nodes > 1:
+            for kind in ("same", "cross"):
+                values = [value for part in measured for value in part[kind]]
+                figures[kind] = (percentile(values, .5), percentile(values, .99), len(values))
+                if values:
+                    print(f"  {kind}-node pairs ({len(values)} commands): "
+                          f"p50 {percentile(values, .5) * 1000:.1f} ms, "
+                          f"p99 {percentile(values, .99) * 1000:.1f} ms")
         if viewers:
             print(f"live boards: {sum(v.events for v in viewers) - events0} board events "
                   f"received by {len(viewers)} viewers in the window")
@@ -863,10 +1034,12 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
         if unfinished:
             print(f"drain: {unfinished} matches unfinished after {options.drain:.0f} s; "
                   "the server saves them when the bots leave")
-        echo, last, shout_cpu = await shout_cost(reactor, shouter, monitor, server, options.shouts)
-        print(f"shout to {monitor.expected_heard} idle users (+{2 * options.matches} bots): echo "
-              f"{echo * 1000:.1f} ms, last recipient {last * 1000:.0f} ms, server CPU "
-              f"{shout_cpu * 1000:.0f} ms")
+        if options.shouts:
+            echo, last, shout_cpu = await shout_cost(reactor, shouter, monitor, server,
+                                                     options.shouts)
+            print(f"shout to {monitor.expected_heard} idle users (+{2 * options.matches} bots): "
+                  f"echo {echo * 1000:.1f} ms, last recipient {last * 1000:.0f} ms, server CPU "
+                  f"{shout_cpu * 1000:.0f} ms")
 
         total_cpu = server.cpu()
         _, peak = server.memory()
@@ -875,18 +1048,70 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
             failures += part["failures"]
             pairs += part["pairs"]
     finally:
-        code = server.stop()
+        codes = server.stop()
         for group in groups:
             group.close()
-        if code != 0:
-            failures.append(f"server exit status {code}")
-    failures += check_database(directory / "fibsd.sqlite", pairs)
-    finished = sqlite3.connect(directory / "fibsd.sqlite").execute(
-        "SELECT count(*) FROM finished_matches").fetchone()[0]
+        failures += [f"{node.name} exit status {code}"
+                     for node, code in zip(server.nodes, codes) if code != 0]
+    try:
+        failures += check_database(database, pairs)
+        conn = open_sql(database)
+        finished = conn.execute("SELECT count(*) FROM finished_matches").fetchone()[0]
+        conn.close()
+    finally:
+        if postgres is not None:
+            postgres.stop()
     print(f"check: {finished} finished matches (records and dice), {len(failures)} problems")
     for failure in failures[:30]:
         print("  " + failure)
-    return 1 if failures else 0
+    figures.update(finished=finished, problems=len(failures))
+    return figures
+
+
+def start_database(directory: Path, options: argparse.Namespace) -> tuple[Any, Path | str]:
+    """The run's database: a SQLite file in ``directory``, a new database on a throwaway
+    PostgreSQL server (returned, to be stopped), or the ``--database`` URL."""
+    if options.database == "sqlite":
+        return None, directory / "fibsd.sqlite"
+    if options.database != "postgres":
+        return None, options.database
+    from tests.postgres_server import PostgresServer
+
+    postgres = PostgresServer.start(durable=True)
+    url = postgres.new_database()
+    if options.async_commit:  # fibsd's connections only; docs/deployment.md, "PostgreSQL"
+        url += "&options=-csynchronous_commit%3Doff"
+    return postgres, url
+
+
+async def compare(reactor: Any, options: argparse.Namespace) -> int:
+    """The same load on one node and then on ``--nodes``, printed side by side."""
+    runs = []
+    for count in (1, options.nodes):
+        print(f"== {count} node{'s' if count > 1 else ''} ==")
+        runs.append(await run(reactor, argparse.Namespace(**{**vars(options), "nodes": count})))
+    print("== side by side ==")
+    print(f"{'':28}" + "".join(f"{str(r['nodes']) + ' node(s)':>22}" for r in runs))
+    rows = [("game actions/s", lambda r: f"{r['actions']:.0f}"),
+            ("server CPU per node", lambda r: " + ".join(f"{c:.0%}" for c in r["cpus"])),
+            ("machine busy", lambda r: f"{r['machine']:.0%}"),
+            ("p50 / p99 ms", lambda r: f"{r['p50'] * 1000:.1f} / {r['p99'] * 1000:.1f}"),
+            ("same-node p50 / p99 ms", lambda r: _kind(r, "same", r["nodes"] == 1)),
+            ("cross-node p50 / p99 ms", lambda r: _kind(r, "cross", False)),
+            ("finished matches", lambda r: str(r["finished"])),
+            ("end check problems", lambda r: str(r["problems"]))]
+    for label, show in rows:
+        print(f"{label:28}" + "".join(f"{show(r):>22}" for r in runs))
+    print(f"{options.nodes} nodes / 1 node, game actions/s: "
+          f"{runs[1]['actions'] / runs[0]['actions']:.2f}x")
+    return 1 if any(r["problems"] for r in runs) else 0
+
+
+def _kind(figures: dict[str, Any], kind: str, all_of_them: bool) -> str:
+    if all_of_them:
+        return f"{figures['p50'] * 1000:.1f} / {figures['p99'] * 1000:.1f}"
+    p50, p99, count = figures.get(kind, (0, 0, 0))
+    return f"{p50 * 1000:.1f} / {p99 * 1000:.1f}" if count else "-"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -908,23 +1133,51 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="client processes the bot pairs are spread over")
     parser.add_argument("--websocket", action="store_true",
                         help="clients connect over WebSocket (/ws on the web port)")
+    parser.add_argument("--database", default="sqlite",
+                        help="sqlite (a new file), postgres (a throwaway PostgreSQL server, "
+                             "durable) or the URL of an empty PostgreSQL database")
+    parser.add_argument("--async-commit", action="store_true",
+                        help="with --database postgres: fibsd's connections commit without "
+                             "waiting for the disk (synchronous_commit=off)")
+    parser.add_argument("--nodes", type=int, default=1,
+                        help="fibsd nodes sharing the database and a Redis broker (>= 2: a "
+                             "cluster, on PostgreSQL)")
+    parser.add_argument("--cross", type=float, default=1.0,
+                        help="with --nodes: the fraction of bot pairs split across two nodes")
+    parser.add_argument("--compare", action="store_true",
+                        help="run on one node, then on --nodes nodes, and print both")
     parser.add_argument("--serve", metavar="CONFIG", help=argparse.SUPPRESS)
-    parser.add_argument("--bot-worker", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--bot-worker", metavar="PORTS", help=argparse.SUPPRESS)
     parser.add_argument("--pairs", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
+    if options.nodes > 1 or options.compare:
+        if options.database == "sqlite":
+            options.database = "postgres"  # a cluster's nodes share a PostgreSQL database
+        if options.viewers:
+            parser.error("--viewers measures one node: leave out --nodes and --compare")
+        if options.compare and options.database != "postgres":
+            parser.error("--compare needs two empty databases: use --database postgres")
+        if options.compare and options.nodes < 2:
+            options.nodes = 2
+    if not 0 <= options.cross <= 1:
+        parser.error("--cross is a fraction between 0 and 1")
     global OVER_WEBSOCKET
     OVER_WEBSOCKET = options.websocket
     if options.serve:
         serve(options.serve, options.nodelay)
         return
     if options.bot_worker:
-        bot_worker(options.bot_worker, options.pairs, options.length, options.think)
+        bot_worker(options.bot_worker, options.pairs, options.length, options.think,
+                   options.cross)
         return
     task.react(lambda reactor: defer.Deferred.fromCoroutine(_exit_with(reactor, options)))
 
 
 async def _exit_with(reactor: Any, options: argparse.Namespace) -> None:
-    code = await run(reactor, options)
+    if options.compare:
+        code = await compare(reactor, options)
+    else:
+        code = 1 if (await run(reactor, options))["problems"] else 0
     if code:
         raise SystemExit(code)
 
