@@ -113,3 +113,37 @@ async def test_a_dead_node_on_postgresql(tmp_path: Path, redis_url: str,
     cluster = await _run(tmp_path / "two", redis_url, 2, PLACES, DEATH, database=postgres_url)
     for name in alone:
         assert cluster[name] == alone[name], name
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_command_waiting_on_a_dead_node_is_answered(tmp_path: Path,
+                                                            redis_url: str) -> None:
+    """bob's ``board`` goes to the match's node, which dies before answering: once it is
+    taken for dead his session says so and goes on."""
+    site = Site(tmp_path, redis_url, nodes=2)
+    site.dice.add(list(ROLLS))
+    await site.start()
+    try:
+        clients = {}
+        for name in ("alice", "bob"):
+            clients[name] = await site.login(name, node=PLACES[name])
+            clients[name].send("toggle ready")
+        alice, bob = clients["alice"], clients["bob"]
+        await site.waits.until(lambda: all(site.lobby(n).find(u).ready for n in (0, 1)
+                                           for u in ("alice", "bob")), lambda: "ready")
+        alice.send("invite bob 1")
+        await bob.expect("Type 'join alice' to accept.")
+        bob.send("join alice")
+        await bob.expect(lambda line: line.startswith("board:"))
+        cluster = site.services[0].cluster
+        cluster._heartbeat.stop()
+        cluster.broker.stop()
+        cluster.broker = None  # node 0 hears nothing more and says nothing more
+        bob.new()
+        bob.send("board")
+        lines = await bob.expect("** Sorry, the server could not complete that command.")
+        assert "8 alice alice drops connection." in lines
+        bob.send("tell alice hello?")
+        await bob.expect("** There is no one called alice.")
+    finally:
+        await site.stop()
