@@ -80,3 +80,27 @@ async def test_whois_and_kick_across_nodes(tmp_path: Path, redis_url: str) -> No
         await site.waits.until(lambda: site.nowhere("bob"), lambda: "bob gone")
     finally:
         await site.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_shutdown_countdown_reaches_only_the_users_of_its_node(
+        tmp_path: Path, redis_url: str) -> None:
+    """``admin shutdown`` stops the node it is typed on: only its users are warned."""
+    site = Site(tmp_path, redis_url, nodes=2)
+    site.settings_overrides = {"admins": ["root"]}
+    await site.start()
+    try:
+        root = await site.login("root", node=0, clip=False)
+        alice = await site.login("alice", node=0)
+        bob = await site.login("bob", node=1)
+        warning = "** The server will shut down in 600 seconds (upgrade)."
+        root.send("admin shutdown 600 upgrade")
+        await alice.expect(warning)
+        root.send("admin shutdown cancel")
+        await alice.expect("** The shutdown was cancelled.")
+        # Node 0's lines reach node 1 in the order they were made: the tell comes last.
+        root.send("tell bob still here")
+        lines = await bob.expect("12 root still here")
+        assert not [line for line in lines if "shut" in line]
+    finally:
+        await site.stop()

@@ -101,9 +101,10 @@ def _online(session: Session, name: str) -> OnlineUser | None:
     return session.lobby.find(name)
 
 
-def _everyone(session: Session, *lines: str) -> None:
-    """``lines`` to every user online, the admin included."""
-    for user in session.lobby.users():
+def _this_node(session: Session, *lines: str) -> None:
+    """``lines`` to every user of this server, the admin included: in a cluster, only
+    the users connected to this node, whose connections a shutdown ends."""
+    for user in session.lobby.local_users():
         if user.session is session:
             session.send(*lines)
         else:
@@ -275,7 +276,8 @@ def reload(session: Session, words: list[str], rest: str) -> None:
 
 
 class Countdown:
-    """A shutdown ``seconds`` from now, announced to everyone at the marks."""
+    """A shutdown ``seconds`` from now, announced at the marks to everyone it will
+    disconnect (in a cluster: this node's users)."""
 
     def __init__(self, services: Services, seconds: int, reason: str) -> None:
         self.services = services
@@ -290,7 +292,7 @@ class Countdown:
         return f"** The server will shut down in {seconds} seconds{reason}."
 
     def announce(self, seconds: int) -> None:
-        for user in self.services.lobby.users():
+        for user in self.services.lobby.local_users():
             user.session.notify(self.line(seconds))
 
     def cancel(self) -> None:
@@ -313,7 +315,7 @@ def shutdown(session: Session, words: list[str], rest: str) -> None:
             raise AdminUsage("No shutdown is under way.")
         services.countdown.cancel()
         services.countdown = None
-        _everyone(session, "** The shutdown was cancelled.")
+        _this_node(session, "** The shutdown was cancelled.")
         record(session, "shutdown_cancel")
         return
     if not words or not words[0].isdigit() or not 0 < int(words[0]) <= 86400:
@@ -322,7 +324,7 @@ def shutdown(session: Session, words: list[str], rest: str) -> None:
         services.countdown.cancel()
     seconds = int(words[0])
     services.countdown = Countdown(services, seconds, rest)
-    _everyone(session, services.countdown.line(seconds))
+    _this_node(session, services.countdown.line(seconds))
     record(session, "shutdown", detail=f"{seconds} {rest}".strip())
 
 
