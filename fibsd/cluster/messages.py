@@ -51,7 +51,7 @@ login key ``k`` orders two logins of one name: the greater key wins on every nod
 
 State fields (``snapshot``): ``t`` toggles, ``v`` variables, ``a`` away text, ``g``
 gagged, ``bl`` blinded, ``w`` watching, ``p`` playing, ``r`` rating, ``x``
-experience, ``e`` e-mail address, ``dt`` dice text, ``i`` last active (reactor time;
+experience, ``e`` e-mail address, ``dt`` dice text, ``wf`` the names ``waitfor`` waits for, ``i`` last active (reactor time;
 sent when it moved a second or more).
 """
 
@@ -89,7 +89,7 @@ def snapshot(user: OnlineUser) -> dict[str, Any]:
         "t": dict(user.toggles), "v": dict(user.variables), "a": user.away,
         "g": sorted(user.gagged), "bl": sorted(user.blinded), "w": user.watching,
         "p": user.playing, "r": user.rating, "x": user.experience, "e": user.address,
-        "dt": user.dice_text, "i": user.last_active,
+        "dt": user.dice_text, "wf": list(user.awaits), "i": user.last_active,
     }
 
 
@@ -130,6 +130,8 @@ def apply(user: OnlineUser, fields: dict[str, Any]) -> None:
             user.address = value
         elif key == "dt":
             user.dice_text = value
+        elif key == "wf":
+            user.awaits = value
         elif key == "i":
             user.last_active = value
 

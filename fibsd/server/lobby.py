@@ -31,6 +31,7 @@ class ClusterHooks(Protocol):
     def logged_in(self, user: OnlineUser, text: str, replaced: OnlineUser | None) -> None: ...
     def logged_out(self, user: OnlineUser, text: str) -> None: ...
     def who_changed(self, user: OnlineUser) -> None: ...
+    def changed(self, user: OnlineUser) -> None: ...
 LOGIN_HOOKS: list[Hook] = []
 LOGOUT_HOOKS: list[Hook] = []
 
@@ -69,6 +70,9 @@ class Lobby:
         # Watched player's name -> the users whose ``watching`` names him (insertion
         # ordered); kept by ``OnlineUser.watching``'s setter, pruned at logout.
         self._watchers: dict[str, dict[OnlineUser, None]] = {}
+        # Awaited name -> the users whose ``waitfor`` names him; kept by
+        # ``OnlineUser.awaits``'s setter, pruned at logout.
+        self._awaited: dict[str, dict[OnlineUser, None]] = {}
         # The users who may have ``report`` on: added at login and by ``toggle``, pruned
         # at logout, so match starts and results do not walk every online user.
         self._reporting: dict[OnlineUser, None] = {}
@@ -158,6 +162,30 @@ class Lobby:
             if not watchers:
                 del self._watchers[player]
 
+    def waiters_for(self, name: str) -> list[OnlineUser]:
+        """The online users waiting for ``name`` (``waitfor``), in login order."""
+        waiters = self._awaited.get(name)
+        if not waiters:
+            return []  # the usual case: no walk over every user at each login
+        return [u for u in self.users() if u in waiters and name in u.awaits]
+
+    def awaits_changed(self, user: OnlineUser, old: tuple[str, ...],
+                       new: tuple[str, ...]) -> None:
+        for name in set(old).difference(new):
+            waiters = self._awaited.get(name)
+            if waiters is not None:
+                waiters.pop(user, None)
+                if not waiters:
+                    del self._awaited[name]
+        for name in new:
+            self._awaited.setdefault(name, {})[user] = None
+
+    def state_changed(self, user: OnlineUser) -> None:
+        """A hook changed ``user``'s state outside his commands: in a cluster, the
+        other nodes are told."""
+        if self.cluster is not None:
+            self.cluster.changed(user)
+
     def now(self) -> float:
         return self.clock.seconds()
 
@@ -172,6 +200,7 @@ class Lobby:
             self._tell_departure(replaced, clip.closed_old_connection(replaced.name))
             if replaced.watching is not None:
                 self._forget_watcher(replaced, replaced.watching)
+            self.awaits_changed(replaced, replaced.awaits, ())
             self._reporting.pop(replaced, None)
         self.online[user.name] = user
         self.report_toggled(user)
@@ -202,6 +231,7 @@ class Lobby:
         self._who_lines = None
         if user.watching is not None:
             self._forget_watcher(user, user.watching)
+        self.awaits_changed(user, user.awaits, ())
         self._reporting.pop(user, None)
         user.departure = text
         if self.cluster is not None:

@@ -7,7 +7,7 @@ through the session's database proxy.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,9 @@ class OnlineUser:
     # The name of the player whose game is watched: the ``watching`` property, which
     # keeps the lobby's index of watchers up to date.
     _watching: str | None = field(default=None, init=False, repr=False)
+    # The names ``waitfor`` waits for: the ``awaits`` property, which keeps the lobby's
+    # index of waiters up to date.
+    _awaits: tuple[str, ...] = field(default=(), init=False, repr=False)
     departure: str = ""  # the logout notice others saw (set by the lobby on logout)
     # The terms of the last invitation each inviter sent this user (0 unlimited, None
     # resume): a join must not bind to terms the user may not have read yet.
@@ -81,6 +84,18 @@ class OnlineUser:
         without walking every online user at each roll and move."""
         self.session.lobby.watching_changed(self, self._watching, player)
         self._watching = player
+
+    @property
+    def awaits(self) -> tuple[str, ...]:
+        return self._awaits
+
+    @awaits.setter
+    def awaits(self, names: Iterable[str]) -> None:
+        """Every assignment goes through the lobby's index, so a login finds its waiters
+        without walking every online user."""
+        names = tuple(names)
+        self.session.lobby.awaits_changed(self, self._awaits, names)
+        self._awaits = names
 
     @property
     def ready(self) -> bool:

@@ -1,6 +1,8 @@
 """Every transcript in protocol/transcripts, replayed over real sockets with its clients
-spread over two cluster nodes (the first client on node 0, the second on node 1, and so
-on): each client must receive exactly the lines the transcript expects of one server."""
+spread over two, then three cluster nodes (the first client on node 0, the second on
+node 1, and so on): each client must receive exactly the lines the transcript expects of
+one server.  Three nodes add what two cannot show: lines for one user made on two other
+nodes (a login that several waiters elsewhere were waiting for)."""
 
 from __future__ import annotations
 
@@ -20,20 +22,20 @@ from tests.cluster.site import DEAD_AFTER_MS, HEARTBEAT_MS
 from tests.server.test_transcripts import LoopbackDriver, _Client
 from tests.server.transcript import parse, replay, transcripts
 
-NODES = 2
 PATHS = transcripts()
 
 
 class ClusterDriver(LoopbackDriver):
-    def __init__(self, database: Path, redis_url: str) -> None:
+    def __init__(self, database: Path, redis_url: str, nodes: int) -> None:
         super().__init__(database)
         self.redis_url = redis_url
+        self.count = nodes
         self.nodes: list[FibsService] = []
         self.ports: list[int] = []
         self.placed: dict[str, int] = {}  # client -> node, by order of first connection
 
     async def _start(self) -> None:
-        for index in range(NODES):
+        for index in range(self.count):
             settings = self.settings.__class__(**{
                 **{f: getattr(self.settings, f) for f in self.settings.__dataclass_fields__},
                 "cluster": self.settings.cluster.__class__(
@@ -47,7 +49,7 @@ class ClusterDriver(LoopbackDriver):
             self.nodes.append(service)
             self.ports.append(int(port.getHost().port))
         for _ in range(1000):  # ten seconds at most
-            if all(len(s.cluster.peers) == NODES - 1 for s in self.nodes):
+            if all(len(s.cluster.peers) == self.count - 1 for s in self.nodes):
                 break
             await deferLater(reactor, 0.01, lambda: None)
         else:
@@ -56,7 +58,7 @@ class ClusterDriver(LoopbackDriver):
     async def _connect(self, client: str) -> None:
         if not self.nodes:
             await self._start()
-        node = self.placed.setdefault(client, len(self.placed) % NODES)
+        node = self.placed.setdefault(client, len(self.placed) % self.count)
         self.tokens[client] = []
         self.closed.discard(client)
         protocol = _Client(self, client)
@@ -100,10 +102,12 @@ class ClusterDriver(LoopbackDriver):
         await self.wait_until(lambda: self.closed >= set(self.clients), "the shutdown")
 
 
+@pytest.mark.parametrize("nodes", [2, 3])
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
 @pytest_twisted.ensureDeferred
-async def test_transcript_on_two_nodes(path: Path, tmp_path: Path, redis_url: str) -> None:
-    driver = ClusterDriver(tmp_path / "fibsd.sqlite", redis_url)
+async def test_transcript_on_several_nodes(path: Path, nodes: int, tmp_path: Path,
+                                           redis_url: str) -> None:
+    driver = ClusterDriver(tmp_path / "fibsd.sqlite", redis_url, nodes)
     try:
         await replay(parse(path), driver)
     finally:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
-from weakref import WeakKeyDictionary, WeakSet
+from weakref import WeakSet
 
 from fibsd.server.commands import command, user_of
 from fibsd.server.lobby import Lobby, on_login, on_logout
@@ -23,9 +23,9 @@ from fibsd.wire import chat
 if TYPE_CHECKING:
     from fibsd.server.session import Session
 
-# Per-connection state of this family, kept beside OnlineUser rather than in it; weak
-# keys, so it goes with the connection's user object.
-_waiting_for: WeakKeyDictionary[OnlineUser, list[str]] = WeakKeyDictionary()
+# Per-connection state of this family, kept beside OnlineUser rather than in it; weak,
+# so it goes with the connection's user object.  (``waitfor``'s names are in
+# ``OnlineUser.awaits``: a cluster replicates them, fibsd.cluster.messages.)
 _waved: WeakSet[OnlineUser] = WeakSet()
 
 
@@ -237,9 +237,9 @@ def message(session: Session, rest: str) -> object:
 def waitfor(session: Session, rest: str) -> object:
     user = user_of(session)
     name = rest.split(" ")[0]
-    waits = _waiting_for.setdefault(user, [])
     if not name:
-        session.send(chat.waiting_list(waits) if waits else chat.NOBODY_AWAITED)
+        session.send(chat.waiting_list(list(user.awaits)) if user.awaits
+                     else chat.NOBODY_AWAITED)
         return None
     if name == user.name:
         session.send(chat.WAIT_SELF)
@@ -252,8 +252,8 @@ def waitfor(session: Session, rest: str) -> object:
         if record is None:
             session.send(chat.dont_know_user(name))
             return
-        if record.name not in waits:
-            waits.append(record.name)
+        if record.name not in user.awaits:
+            user.awaits = (*user.awaits, record.name)
         session.send(chat.waiting(record.name))
 
     return session.db.get_user(name).addCallback(wait)
@@ -261,20 +261,24 @@ def waitfor(session: Session, rest: str) -> object:
 
 @on_login
 def _arrived(lobby: Lobby, user: OnlineUser) -> None:
-    if not any(user.name in waits for waits in _waiting_for.values()):
-        return  # the usual case: no walk over every user at each login
-    for waiter in lobby.users():
-        waits = _waiting_for.get(waiter, [])
-        if user.name in waits and waiter is not user:
-            waits.remove(user.name)
+    """Each waiter is told, and the arriving user is told of each waiter, in login order.
+    In a cluster every node does its own users' part: the waiter's node tells him and
+    ends his wait, the arriving user's node tells him who waited (all of it from one
+    node, so in the order one server would give)."""
+    for waiter in lobby.waiters_for(user.name):
+        if waiter is user:
+            continue
+        if not waiter.session.remote:
+            waiter.awaits = [name for name in waiter.awaits if name != user.name]
             waiter.session.notify(chat.finally_logs_in(user.name))
+            lobby.state_changed(waiter)
+        if not user.session.remote:
             user.session.notify(chat.is_waiting_for_you(waiter.name))
 
 
 @on_logout
 def _left(lobby: Lobby, user: OnlineUser) -> None:
-    """Waits, gags and blinds end when either side logs out."""
-    _waiting_for.pop(user, None)
+    """Gags and blinds end when either side logs out (and waits, by the lobby)."""
     for other in lobby.users():
         other.gagged.discard(user.name)
         other.blinded.discard(user.name)
