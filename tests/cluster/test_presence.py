@@ -104,3 +104,23 @@ async def test_a_shutdown_countdown_reaches_only_the_users_of_its_node(
         assert not [line for line in lines if "shut" in line]
     finally:
         await site.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_max_users_counts_the_users_of_every_node(tmp_path: Path, redis_url: str) -> None:
+    """Every node keeps every user of the cluster (proxies for the others'), so the
+    cap on users is the cluster's, and it bounds each node's memory."""
+    site = Site(tmp_path, redis_url, nodes=2)
+    site.settings_overrides = {"limits.max_users": 2}
+    await site.start()
+    try:
+        await site.login("alice", node=0)
+        await site.login("bob", node=1)
+        site.create_account("carol")
+        carol = await site.connect("carol", node=0)
+        carol.send("login test 1008 carol secret")
+        await carol.expect("** Sorry, the server is full. Please try again later.")
+        await carol.gone()
+        assert site.nowhere("carol")
+    finally:
+        await site.stop()
