@@ -6,17 +6,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from twisted.internet.interfaces import IReactorTime
+from fibsd.server.session import SharedParts
 
+if TYPE_CHECKING:
     from fibsd.cluster.node import ClusterNode
-    from fibsd.config import Settings
-    from fibsd.server.lobby import Lobby
     from fibsd.server.session import Services
     from fibsd.server.user import OnlineUser
 
 
-class RemoteSession:
+class RemoteSession(SharedParts):
     """A proxy user's session: the parts of ``fibsd.server.session.Session`` that the
     lobby, the commands and ``fibsd.server.match`` use."""
 
@@ -31,31 +29,9 @@ class RemoteSession:
         self.host = host
         self.user: OnlineUser | None = None
 
-    @property
-    def lobby(self) -> Lobby:
-        return self.services.lobby
-
-    @property
-    def db(self) -> Any:
-        return self.services.db
-
-    @property
-    def clock(self) -> IReactorTime:
-        return self.services.clock
-
-    @property
-    def settings(self) -> Settings:
-        return self.services.settings
-
-    def now(self) -> int:
-        return int(self.clock.seconds())
-
     def send(self, *lines: str) -> None:
         if lines:
             self._deliver("s", list(lines))
-
-    def error(self, text: str) -> None:
-        self.send(f"** {text}")
 
     def notify(self, *lines: str) -> None:
         if lines:

@@ -212,7 +212,40 @@ class ClusterRouter(Protocol):
         ...
 
 
-class Session:
+class SharedParts:
+    """What every session offers commands of the server's shared parts, a connection
+    here (``Session``) or a user's stand-in for one on another node of a cluster
+    (fibsd.cluster.remote)."""
+
+    services: Services
+
+    @property
+    def lobby(self) -> Lobby:
+        return self.services.lobby
+
+    @property
+    def db(self) -> Any:
+        return self.services.db
+
+    @property
+    def clock(self) -> IReactorTime:
+        return self.services.clock
+
+    @property
+    def settings(self) -> Settings:
+        return self.services.settings
+
+    def now(self) -> int:
+        return int(self.clock.seconds())
+
+    def send(self, *lines: str) -> None:
+        raise NotImplementedError
+
+    def error(self, text: str) -> None:
+        self.send(f"** {text}")
+
+
+class Session(SharedParts):
     remote = False  # a connection here (fibsd.cluster.remote's sessions are elsewhere)
 
     def __init__(self, services: Services, connection: Connection, host: str) -> None:
@@ -245,34 +278,12 @@ class Session:
             Phase.READY: self._line_ready,
         }
 
-    # --- what commands use ------------------------------------------------------------
-
-    @property
-    def lobby(self) -> Lobby:
-        return self.services.lobby
-
-    @property
-    def db(self) -> Any:
-        return self.services.db
-
-    @property
-    def clock(self) -> IReactorTime:
-        return self.services.clock
-
-    @property
-    def settings(self) -> Settings:
-        return self.services.settings
-
-    def now(self) -> int:
-        return int(self.clock.seconds())
+    # --- what commands use (and SharedParts) ------------------------------------------
 
     def send(self, *lines: str) -> None:
         """Lines answering the user's own input, each ended with CR LF."""
         if lines and self.phase is not Phase.CLOSED:
             self.write("".join(f"{line}\r\n" for line in lines))
-
-    def error(self, text: str) -> None:
-        self.send(f"** {text}")
 
     def notify(self, *lines: str) -> None:
         """An event caused by someone else; telnet users see it on a fresh line."""
