@@ -103,16 +103,19 @@ def changes(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
     return changed
 
 
+# The state fields that are one attribute each, set as they come.
+_ATTRIBUTES = {"a": "away", "p": "playing", "r": "rating", "x": "experience",
+               "e": "address", "dt": "dice_text", "wf": "awaits", "i": "last_active"}
+
+
 def apply(user: OnlineUser, fields: dict[str, Any]) -> None:
-    """Set the replicated ``fields`` on ``user`` (``watching`` through its setter, which
-    keeps the lobby's index of watchers)."""
+    """Set the replicated ``fields`` on ``user`` (``watching`` and ``awaits`` through
+    their setters, which keep the lobby's indexes)."""
     for key, value in fields.items():
         if key == "t":
             user.toggles.update(value)
         elif key == "v":
             user.variables.update(value)
-        elif key == "a":
-            user.away = value
         elif key == "g":
             user.gagged = set(value)
         elif key == "bl":
@@ -120,20 +123,8 @@ def apply(user: OnlineUser, fields: dict[str, Any]) -> None:
         elif key == "w":
             if user.watching != value:
                 user.watching = value
-        elif key == "p":
-            user.playing = value
-        elif key == "r":
-            user.rating = value
-        elif key == "x":
-            user.experience = value
-        elif key == "e":
-            user.address = value
-        elif key == "dt":
-            user.dice_text = value
-        elif key == "wf":
-            user.awaits = value
-        elif key == "i":
-            user.last_active = value
+        elif key in _ATTRIBUTES:
+            setattr(user, _ATTRIBUTES[key], value)
 
 
 def login_payload(user: OnlineUser, key: tuple[float, str], state: dict[str, Any]) -> dict[str, Any]:
