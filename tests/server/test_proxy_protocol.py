@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from passlib.hash import argon2
-from twisted.internet import reactor
+from twisted.internet import reactor, ssl
 from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
 from twisted.internet.protocol import Factory, Protocol
@@ -28,6 +28,7 @@ from fibsd.server.proxy_header import ProxyHeaderFactory
 from fibsd.store.sqlite import SQLiteStore
 from tests.helpers import make_settings
 from tests.server.test_app import _Recorder
+from tests.server.test_tls import self_signed
 
 V2_SIGNATURE = b"\r\n\r\n\x00\r\nQUIT\n"
 BANNER_END = b"login: "
@@ -275,9 +276,10 @@ def test_a_header_that_never_comes_is_given_up_at_the_login_deadline(
     protocol, transport, made = wrapped(clock)
     protocol.dataReceived(b"PROXY TCP4 203.0.113.9")  # and then nothing
     clock.advance(59.9)
-    assert not transport.disconnecting and made == []
+    assert not transport.disconnecting
     clock.advance(0.1)
-    assert transport.value() == b"" and made == []
+    assert transport.value() == b""
+    assert [kept.peer for kept in made] == [None]  # built, never connected
     assert transport.disconnecting
     assert [(e["reason"], e["address"]) for e in events] == [("no header in time", "10.0.0.2")]
     assert clock.getDelayedCalls() == []
@@ -296,3 +298,23 @@ def test_the_wrapped_protocol_starts_after_the_header_and_never_sees_it() -> Non
     protocol.dataReceived(b"PROXY more")
     assert kept.data == b"helloPROXY more"
     assert clock.getDelayedCalls() == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_tls_listener_reads_the_header_before_the_handshake(tmp_path: Path) -> None:
+    cert_path, key_path = self_signed(tmp_path)
+    async with running(tmp_path, **{"tls.enabled": True, "tls.port": 0,
+                                    "tls.certificate": str(cert_path),
+                                    "tls.key": str(key_path)}) as site:
+        port = (await site.service.tls_listening).getHost().port
+        client = _Recorder()
+        await connectProtocol(TCP4ClientEndpoint(reactor, "127.0.0.1", port), client)
+        assert client.transport is not None
+        client.transport.write(v1("203.0.113.44"))  # the balancer's header, in the clear
+        trust = ssl.Certificate.loadPEM(cert_path.read_bytes())
+        client.transport.startTLS(  # type: ignore[attr-defined]
+            ssl.optionsForClientTLS("localhost", trustRoot=trust))
+        client.transport.write(b"login test 1008 alice secret\r\n")
+        await client.expect(b"\r\n6\r\n")
+        assert b"\r\n1 alice 1 203.0.113.44\r\n" in client.data
+        assert site.host_of("alice") == "203.0.113.44"
