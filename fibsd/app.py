@@ -120,6 +120,7 @@ class FibsService(MultiService):
         self.site, self.web = make_site(lobby_view, self.db, settings, reactor, self.metrics,
                                         rooms={b"ws": ws})
         self.web_port: IListeningPort | None = None
+        self.proxied: list[ProxyHeaderFactory] = []  # with access.proxy_protocol
         # A cluster of nodes over a broker (fibsd/cluster/), only with ``--cluster``.
         self.cluster: Any = None
         if settings.cluster.url:
@@ -195,8 +196,10 @@ class FibsService(MultiService):
         access = self.settings.access
         if not access.proxy_protocol:
             return factory
-        return ProxyHeaderFactory(factory, self.reactor, access.login_timeout,
-                                  self.shared.refusals)
+        proxied = ProxyHeaderFactory(factory, self.reactor, access.login_timeout,
+                                     self.shared.refusals)
+        self.proxied.append(proxied)
+        return proxied
 
     def _endpoint(self, port: int) -> Any:
         endpoint_type = TCP6ServerEndpoint if ":" in self.settings.interface else TCP4ServerEndpoint
@@ -252,6 +255,8 @@ class FibsService(MultiService):
             await maybeDeferred(self.port.stopListening)
         if self.tls_port is not None:
             await maybeDeferred(self.tls_port.stopListening)
+        for proxied in self.proxied:
+            proxied.close_waiting()
         await self.factory.shutdown(self.reactor)
         if self.cluster is not None:
             self.cluster.stop()

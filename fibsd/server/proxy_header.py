@@ -166,6 +166,11 @@ class ProxyHeaderWrapper(ProtocolWrapper):
             self._deadline.cancel()
         self._deadline = None
 
+    @property
+    def waiting(self) -> bool:
+        """Connected, the header not read yet."""
+        return self._peer is None and self.transport is not None
+
     def getPeer(self) -> IAddress:
         if self._peer is not None:
             return self._peer
@@ -191,3 +196,10 @@ class ProxyHeaderFactory(WrappingFactory):
         self.clock = clock
         self.timeout = timeout
         self.refusals = refusals
+
+    def close_waiting(self) -> None:
+        """At shutdown: close the connections whose header has not come (the game's
+        factory says goodbye to the others)."""
+        for protocol in list(self.protocols):
+            if protocol.waiting:
+                protocol.transport.abortConnection()  # type: ignore[union-attr]

@@ -318,3 +318,17 @@ async def test_the_tls_listener_reads_the_header_before_the_handshake(tmp_path: 
         await client.expect(b"\r\n6\r\n")
         assert b"\r\n1 alice 1 203.0.113.44\r\n" in client.data
         assert site.host_of("alice") == "203.0.113.44"
+
+
+@pytest_twisted.ensureDeferred
+async def test_stopping_closes_the_connections_still_waiting_for_their_header(
+        tmp_path: Path) -> None:
+    async with running(tmp_path) as site:
+        silent = await site.connect()
+        await (await site.connect(v1("203.0.113.3"))).expect(BANNER_END)  # accepted after
+        (proxied,) = site.service.proxied
+        assert [p.waiting for p in proxied.protocols] == [True, False]
+    await silent.lost.addTimeout(5, reactor)  # long before the header deadline (60 s)
+    assert silent.data == b""
+    assert [call for call in reactor.getDelayedCalls()  # type: ignore[attr-defined]
+            if getattr(call.func, "__name__", "") == "_refuse"] == []
