@@ -81,7 +81,10 @@ def read_header(data: bytes, peer: IAddress) -> tuple[IAddress, bytes] | None:
             if len(data) >= MAX_V1:
                 raise BadHeader(f"header longer than {MAX_V1} bytes")
             return None
-        info, rest = _parsed(V1Parser.parse, data[:end]), data[end + 2:]
+        line, rest = data[:end], data[end + 2:]
+        if line.split(b" ")[1] == V1Parser.UNKNOWN_PROTO:  # Twisted's parser wants more
+            return peer, rest
+        info = _parsed(V1Parser.parse, line)
     elif V2Parser.PREFIX.startswith(data) or V1_SIGNATURE.startswith(data):
         return None  # the first bytes of a signature: more to come
     else:
@@ -95,7 +98,9 @@ def read_header(data: bytes, peer: IAddress) -> tuple[IAddress, bytes] | None:
         address = ipaddress.ip_address(source.host)
     except ValueError:
         raise BadHeader("not an IP address") from None
-    if (address.version == 4) != isinstance(source, IPv4Address) or not 0 <= source.port < 65536:
+    if ((address.version == 4) != isinstance(source, IPv4Address)
+            or getattr(address, "scope_id", None)  # "fe80::1%<any text>"
+            or not 0 <= source.port < 65536):
         raise BadHeader("not an IP address")
     return type(source)("TCP", str(address), source.port), rest
 

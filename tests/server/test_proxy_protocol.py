@@ -138,12 +138,14 @@ async def test_a_v1_header_gives_the_address_everyone_sees(
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_v2_header_works_and_local_keeps_the_balancers_address(site: Site) -> None:
+async def test_a_v2_header_works_and_local_or_unknown_keeps_the_balancers_address(site: Site) -> None:
     await site.login(v2_ipv4("192.0.2.33"), "alice")
     assert site.host_of("alice") == "192.0.2.33"
     local = V2_SIGNATURE + b"\x20\x00\x00\x00"  # a balancer's own health check
     await site.login(local, "bob")
     assert site.host_of("bob") == "127.0.0.1"
+    await site.login(b"PROXY UNKNOWN\r\n", "root")  # v1's word for the same
+    assert site.host_of("root") == "127.0.0.1"
 
 
 @pytest_twisted.ensureDeferred
@@ -207,6 +209,8 @@ async def test_an_address_ban_applies_to_the_claimed_address(site: Site) -> None
     (b"PROXY TCP4 " + b"1" * 200, "header longer than 107 bytes"),
     (V2_SIGNATURE + b"\x21\x11\xff\xff" + b"\x00" * 100, "header longer than 4096 bytes"),
     (b"PROXY TCP4 alice 10.0.0.1 1 2\r\n", "not an IP address"),
+    (b"PROXY TCP6 fe80::1%\x1b[2J ::1 1 2\r\n", "not an IP address"),
+    (b"PROXY TCP4 ::1 10.0.0.1 1 2\r\n", "not an IP address"),
     (b"PROXY TCP4 203.0.113.9 10.0.0.1 port 4321\r\n", "malformed header"),
     (b"PROXY SCTP 203.0.113.9 10.0.0.1 1 4321\r\n", "malformed header"),
 ])
