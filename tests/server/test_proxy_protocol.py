@@ -336,3 +336,11 @@ async def test_stopping_closes_the_connections_still_waiting_for_their_header(
     assert silent.data == b""
     assert [call for call in reactor.getDelayedCalls()  # type: ignore[attr-defined]
             if getattr(call.func, "__name__", "") == "_refuse"] == []
+
+
+def test_the_examples_in_the_module_hold() -> None:
+    import doctest
+
+    from fibsd.server import proxy_header
+
+    assert doctest.testmod(proxy_header).failed == 0  # fibsd/server is not in testpaths
