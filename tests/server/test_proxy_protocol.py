@@ -344,3 +344,17 @@ def test_the_examples_in_the_module_hold() -> None:
     from fibsd.server import proxy_header
 
     assert doctest.testmod(proxy_header).failed == 0  # fibsd/server is not in testpaths
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_failed_login_is_logged_and_throttled_by_the_claimed_address(
+        site: Site, events: list[dict[str, Any]]) -> None:
+    client = await site.connect(v1("203.0.113.50"))
+    await client.expect(BANNER_END)
+    client.data = b""
+    client.transport.write(b"login test 1008 alice wrong\r\n")  # type: ignore[union-attr]
+    await client.expect(BANNER_END)
+    assert [(e["event"], e["user"], e["address"]) for e in events] == [
+        ("login_failed", "alice", "203.0.113.50")]
+    throttle = site.service.shared.throttle
+    assert (throttle.failures("203.0.113.50"), throttle.failures("127.0.0.1")) == (1, 0)
