@@ -16,7 +16,7 @@ from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.internet.endpoints import (
     SSL4ServerEndpoint, TCP4ServerEndpoint, TCP6ServerEndpoint)
 from twisted.internet.error import CannotListenError
-from twisted.internet.interfaces import IListeningPort, IReactorTime
+from twisted.internet.interfaces import IListeningPort, IProtocolFactory, IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -29,6 +29,7 @@ from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
 from fibsd.server.lobby_view import LobbyView
 from fibsd.server.protocol import FibsFactory
+from fibsd.server.proxy_header import ProxyHeaderFactory
 from fibsd.server.session import PasswordHasher, Services
 from fibsd.server.websocket import websocket_resource
 from fibsd.store.opening import open_store, shown
@@ -119,6 +120,7 @@ class FibsService(MultiService):
         self.site, self.web = make_site(lobby_view, self.db, settings, reactor, self.metrics,
                                         rooms={b"ws": ws})
         self.web_port: IListeningPort | None = None
+        self.proxied: list[ProxyHeaderFactory] = []  # with access.proxy_protocol
         # A cluster of nodes over a broker (fibsd/cluster/), only with ``--cluster``.
         self.cluster: Any = None
         if settings.cluster.url:
@@ -131,7 +133,7 @@ class FibsService(MultiService):
     def startService(self) -> None:
         super().startService()
         self.metrics.start()
-        d = self._endpoint(self.settings.port).listen(self.factory)
+        d = self._endpoint(self.settings.port).listen(self._behind_proxy(self.factory))
         if self.settings.web_port:
             d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_web(port)))
         d.addCallback(self._listening)
@@ -159,10 +161,18 @@ class FibsService(MultiService):
             self.tls_listening.errback(Failure(error))
             self.reactor.callWhenRunning(self.reactor.stop)
             return
-        endpoint = SSL4ServerEndpoint(self.reactor, tls.port, options,
-                                      backlog=self.settings.limits.listen_backlog,
-                                      interface=self.settings.interface)
-        d = endpoint.listen(self.factory)
+        if self.settings.access.proxy_protocol:
+            # The balancer passes TLS through after its header: the header comes first,
+            # in the clear, so TLS starts only once it has been read.
+            from twisted.protocols.tls import TLSMemoryBIOFactory
+
+            d = self._endpoint(tls.port).listen(
+                self._behind_proxy(TLSMemoryBIOFactory(options, False, self.factory)))
+        else:
+            endpoint = SSL4ServerEndpoint(self.reactor, tls.port, options,
+                                          backlog=self.settings.limits.listen_backlog,
+                                          interface=self.settings.interface)
+            d = endpoint.listen(self.factory)
         d.addCallback(self._listening_tls)
         d.addErrback(self._cannot_listen_tls)
 
@@ -179,6 +189,17 @@ class FibsService(MultiService):
                   error=failure.getErrorMessage())
         self.tls_listening.errback(failure)
         self.reactor.callWhenRunning(self.reactor.stop)
+
+    def _behind_proxy(self, factory: IProtocolFactory) -> IProtocolFactory:
+        """``factory``, or with ``access.proxy_protocol`` the same behind a reader of
+        the PROXY header that must start every connection (fibsd/server/proxy_header.py)."""
+        access = self.settings.access
+        if not access.proxy_protocol:
+            return factory
+        proxied = ProxyHeaderFactory(factory, self.reactor, access.login_timeout,
+                                     self.shared.refusals)
+        self.proxied.append(proxied)
+        return proxied
 
     def _endpoint(self, port: int) -> Any:
         endpoint_type = TCP6ServerEndpoint if ":" in self.settings.interface else TCP4ServerEndpoint
@@ -234,6 +255,8 @@ class FibsService(MultiService):
             await maybeDeferred(self.port.stopListening)
         if self.tls_port is not None:
             await maybeDeferred(self.tls_port.stopListening)
+        for proxied in self.proxied:
+            proxied.close_waiting()
         await self.factory.shutdown(self.reactor)
         if self.cluster is not None:
             self.cluster.stop()

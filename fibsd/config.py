@@ -141,6 +141,7 @@ class Access:
     account_delay_max: int = checked(8, between(0))
     failure_memory: int = checked(900, between(1))
     registrations_per_hour: int = checked(5, between(0))
+    proxy_protocol: bool = False
 
 
 @dataclass(frozen=True)
