@@ -99,15 +99,19 @@ async def _through(site: Site, balancer: HAProxyServer, name: str, source: str) 
     return client
 
 
+# The docs' ``send-proxy-v2``, and ``send-proxy`` (version 1), which they offer too: the
+# checks then send ``PROXY UNKNOWN`` instead of a LOCAL header.
+@pytest.mark.parametrize("header", ["send-proxy-v2", "send-proxy"])
 @pytest_twisted.ensureDeferred
-async def test_haproxy_in_front_of_two_nodes(tmp_path: Path, redis_url: str,
+async def test_haproxy_in_front_of_two_nodes(tmp_path: Path, redis_url: str, header: str,
                                              refusals: list[dict[str, Any]]) -> None:
     site = Site(tmp_path, redis_url, nodes=2)
     site.settings_overrides = documented_node_settings()
     await site.start()
     try:
         balancer = await deferToThread(
-            HAProxyServer.start, lambda port: documented_config(port, site.ports))
+            HAProxyServer.start, lambda port: documented_config(port, site.ports).replace(
+                " send-proxy-v2", f" {header}"))
     except NoHAProxy as error:
         await site.stop()
         pytest.skip(f"no HAProxy can be started: {error}")
@@ -121,7 +125,7 @@ async def test_haproxy_in_front_of_two_nodes(tmp_path: Path, redis_url: str,
 
 
 async def _run(site: Site, balancer: HAProxyServer, refusals: list[dict[str, Any]]) -> None:
-    # (1) The health checks, with their LOCAL header, find both nodes answering.
+    # (1) The health checks, with their header (LOCAL or UNKNOWN), find both nodes up.
     def checked() -> dict[str, tuple[str, str, str]]:
         return {name: (row["status"], row["check_status"], row["chkfail"])
                 for name, row in balancer.servers("fibsd").items()}
