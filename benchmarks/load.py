@@ -37,6 +37,11 @@ parse what they receive; the bots parse every line with the client library excep
 who-info and login/logout notices (CLIP 5-8), which they count and skip: those are
 the bulk of the traffic at this size and a bot has no use for them.
 
+``--cheap-bots`` has the bots play the first legal play instead of scoring every legal
+play with the heuristic brain (its cube and resignation choices stay): the matches are
+as legal and complete, and the end check the same, but the clients take less of the
+machine's CPU, which the server shares when everything runs on one box.
+
 ``--think SECONDS`` makes every bot wait that long before each game command: full
 speed (0, the default) measures throughput, a think time measures latency at a
 given offered load.
@@ -101,7 +106,9 @@ from twisted.python.failure import Failure  # noqa: E402
 
 from fibsd.client import events as ev  # noqa: E402
 from fibsd.collector import ScheduledCollection  # noqa: E402
-from fibsd.client.bot import Bot, Stats  # noqa: E402
+from fibsd.rules.play import Play  # noqa: E402
+from fibsd.rules.position import Position  # noqa: E402
+from fibsd.client.bot import Bot, HeuristicBrain, Stats  # noqa: E402
 from fibsd.client.protocol import (  # noqa: E402
     ClipClientFactory, ClipClientProtocol, Credentials, Stage,
 )
@@ -118,6 +125,8 @@ CONNECT_WINDOW = 40
 SHOUTER = "shouter"
 # Set by --websocket (in the bot workers too): clients connect to /ws on the web port.
 OVER_WEBSOCKET = False
+# Set by --cheap-bots (in the bot workers too): the bots play the first legal play.
+CHEAP_BOTS = False
 THOUGHT = frozenset({"roll", "move", "double", "accept", "reject"})
 
 
@@ -542,6 +551,16 @@ class LeanFactory(ClipClientFactory):
     protocol = LeanProtocol
 
 
+class FirstPlayBrain(HeuristicBrain):
+    """``--cheap-bots``: the heuristic brain's cube and resignation choices, but the first
+    legal play instead of scoring every one (the bots' largest cost per action after
+    parsing), so that the clients take less of the machine the server runs on."""
+
+    def play(self, board: ev.Board, position: Position, dice: tuple[int, int],
+             plays: Sequence[Play]) -> Play | None:
+        return plays[0] if plays else None
+
+
 class BeginCounter(Bot):
     """A bot that counts the matches it begins (for the final check) and that may think
     ``think`` seconds before each game command (latency is measured from the send)."""
@@ -582,11 +601,12 @@ async def start_bots(reactor: Any, ports: Sequence[int], pairs: range, length: i
     inviting guest's node) and the users are spread evenly.  ``stats[split]`` gets the
     pair's figures."""
     bots, homes, turns = [], {}, {False: 0, True: 0}
+    brain = FirstPlayBrain if CHEAP_BOTS else HeuristicBrain
     for number in pairs:
         split = len(ports) > 1 and split_pair(number, cross)
-        host = BeginCounter(account("ba", number), clock=reactor, stats=stats[split],
+        host = BeginCounter(account("ba", number), brain(), clock=reactor, stats=stats[split],
                             think=think)
-        guest = BeginCounter(account("bb", number), invite=host.name, length=length,
+        guest = BeginCounter(account("bb", number), brain(), invite=host.name, length=length,
                              clock=reactor, stats=stats[split], think=think)
         turn, turns[split] = turns[split], turns[split] + 1
         homes[host.name] = ports[turn % len(ports)]
@@ -682,7 +702,8 @@ class WorkerBots(ProcessProtocol):
         command = [sys.executable, __file__, "--bot-worker", ",".join(map(str, ports)),
                    "--pairs", f"{pairs.start}:{pairs.stop}", "--length", str(length),
                    "--think", str(think), "--cross", str(cross)
-                   ] + (["--websocket"] if OVER_WEBSOCKET else [])
+                   ] + (["--websocket"] if OVER_WEBSOCKET else []) \
+            + (["--cheap-bots"] if CHEAP_BOTS else [])
         reactor.spawnProcess(self, sys.executable, command, env=os.environ, path=str(REPO),
                              childFDs={0: "w", 1: "r", 2: 2})
 
@@ -996,6 +1017,7 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
         matches = sum(part["matches"] for part in measured)
         rss3, _ = server.memory()
         pace = f", {options.think} s think time" if options.think else " at full speed"
+        pace += ", cheap bots (first legal play)" if options.cheap_bots else ""
         print(f"play: {options.matches} concurrent {options.length}-point matches{pace} for "
               f"{elapsed:.0f} s: "
               f"{actions / elapsed:.0f} game actions/s, {matches / elapsed * 60:.0f} matches "
@@ -1094,6 +1116,7 @@ async def compare(reactor: Any, options: argparse.Namespace) -> int:
     print(f"{'':28}" + "".join(f"{str(r['nodes']) + ' node(s)':>22}" for r in runs))
     rows = [("game actions/s", lambda r: f"{r['actions']:.0f}"),
             ("server CPU per node", lambda r: " + ".join(f"{c:.0%}" for c in r["cpus"])),
+            ("server CPU per action ms", lambda r: f"{sum(r['cpus']) / r['actions'] * 1000:.2f}"),
             ("machine busy", lambda r: f"{r['machine']:.0%}"),
             ("p50 / p99 ms", lambda r: f"{r['p50'] * 1000:.1f} / {r['p99'] * 1000:.1f}"),
             ("same-node p50 / p99 ms", lambda r: _kind(r, "same", r["nodes"] == 1)),
@@ -1133,6 +1156,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="client processes the bot pairs are spread over")
     parser.add_argument("--websocket", action="store_true",
                         help="clients connect over WebSocket (/ws on the web port)")
+    parser.add_argument("--cheap-bots", action="store_true",
+                        help="bots play the first legal play instead of the best-scoring one")
     parser.add_argument("--database", default="sqlite",
                         help="sqlite (a new file), postgres (a throwaway PostgreSQL server, "
                              "durable) or the URL of an empty PostgreSQL database")
@@ -1161,8 +1186,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             options.nodes = 2
     if not 0 <= options.cross <= 1:
         parser.error("--cross is a fraction between 0 and 1")
-    global OVER_WEBSOCKET
+    global OVER_WEBSOCKET, CHEAP_BOTS
     OVER_WEBSOCKET = options.websocket
+    CHEAP_BOTS = options.cheap_bots
     if options.serve:
         serve(options.serve, options.nodelay)
         return

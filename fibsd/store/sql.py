@@ -268,8 +268,12 @@ class SQLStore(GroupCommit, ABC):
         """``save_match``'s writes, inside the caller's transaction (``save_matches``
         batches them)."""
         player_a, player_b = _pair(saved.player_a, saved.player_b)
+        # Both names in one round trip: a save is written on every game action.
+        known = {row[0] for row in cursor.execute(
+            "SELECT name FROM users WHERE name IN (?, ?)", (player_a, player_b)).fetchall()}
         for player in (player_a, player_b):
-            cls._user_id(cursor, player)
+            if player not in known:
+                raise UnknownUser(player)
         cursor.execute(_SAVE_MATCH, (player_a, player_b, saved.saved, saved.record))
 
     def load_match(self, player_a: str, player_b: str) -> SavedMatch | None:
