@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -38,7 +38,7 @@ from fibsd.server.match import live_match
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
 from fibsd.wire import clip
-from fibsd.wire import game_text, listings_text
+from fibsd.wire import game_text
 from fibsd.wire.listings_text import GameRow
 
 if TYPE_CHECKING:
@@ -294,9 +294,6 @@ class ClusterNode:
     def route(self, session: Session, command: str, rest: str) -> Deferred[None] | None:
         user = session.user
         assert user is not None
-        if self.peers and (command == "stat" or command == "show"
-                           and rest.lower().split()[:1] == ["games"]):
-            return self._listing(session, command)
         target = self._where(user, command, rest)
         if target is None:
             return None
@@ -513,20 +510,10 @@ class ClusterNode:
             del self._asks[token]
             done.callback([answers[node] for node in sorted(answers)])
 
-    def _listing(self, session: Session, command: str) -> Deferred[None]:
-        """``show games`` and ``stat`` count every node's matches."""
-
-        def answered(answers: list[Any]) -> Any:
-            rows = running_games(self.lobby) + [
-                GameRow(*row) for rows in answers for row in rows or ()]
-            if command == "show":
-                session.send(*listings_text.format_games(rows))
-                return None
-            online = len(self.lobby.online)
-            return maybeDeferred(session.db.ratings).addCallback(
-                lambda accounts: session.send(*clip.format_stat(len(accounts), online, len(rows))))
-
-        return self.ask("games").addCallback(answered)
+    def games(self) -> Deferred[list[GameRow]]:
+        """The matches running on the other nodes (``show games``, ``stat``)."""
+        return self.ask("games").addCallback(
+            lambda answers: [GameRow(*row) for rows in answers for row in rows or ()])
 
     def _deliveries(self, sender: str, method: str, args: list[Any], names: list[str]) -> None:
         if method == "c":

@@ -206,6 +206,10 @@ class ClusterRouter(Protocol):
         goes to the other nodes."""
         ...
 
+    def games(self) -> Deferred[list[Any]]:
+        """The matches running on the other nodes, as ``show games`` rows."""
+        ...
+
     def leads(self) -> bool:
         """Whether this node does the site-wide chores (the abandoned-match check), which
         one node of the cluster does."""

@@ -194,11 +194,14 @@ def format_date(timestamp: int, zone: str = "UTC") -> str:
     >>> format_date(1593792267, "Europe/Stockholm")
     'Fri Jul  3 18:04:27 2020 CEST'
     """
-    if zone == "UTC":
-        when = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
-        return f"{when:%a %b} {when.day:2d} {when:%H:%M:%S %Y} UTC"
-    when = datetime.datetime.fromtimestamp(timestamp, zoneinfo.ZoneInfo(zone))
+    when = _local_time(timestamp, zone)
     return f"{when:%a %b} {when.day:2d} {when:%H:%M:%S %Y %Z}"
+
+
+def _local_time(timestamp: int, zone: str) -> datetime.datetime:
+    """``timestamp`` in ``zone`` (its ``%Z`` is the zone's abbreviation, ``UTC`` for UTC)."""
+    where = datetime.timezone.utc if zone == "UTC" else zoneinfo.ZoneInfo(zone)
+    return datetime.datetime.fromtimestamp(timestamp, where)
 
 
 def format_idle(seconds: int) -> str:
@@ -259,10 +262,7 @@ def format_banner_date(timestamp: int, zone: str = "UTC") -> str:
     >>> format_banner_date(1593792267, "Europe/Stockholm")
     'Friday, July 03 18:04:27 CEST   ( Fri Jul  3 16:04:27 2020 UTC )'
     """
-    if zone == "UTC":
-        when = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
-        return f"{when:%A, %B %d %H:%M:%S} UTC   ( {format_date(timestamp)} )"
-    when = datetime.datetime.fromtimestamp(timestamp, zoneinfo.ZoneInfo(zone))
+    when = _local_time(timestamp, zone)
     return f"{when:%A, %B %d %H:%M:%S %Z}   ( {format_date(timestamp)} )"
 
 

@@ -1,5 +1,5 @@
 """Information about the server: ``help``, ``show``, ``motd``, ``time`` (``date``),
-``version``, ``about`` and ``stat``.
+``version`` and ``about`` (``stat``, which counts matches, is with the listings).
 
 Help texts are files, one per topic (``config/help/<topic>.txt``), so they can be
 edited without touching code.  ``show`` dispatches on its first word; other command
@@ -14,8 +14,6 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from twisted.internet.defer import maybeDeferred
 
 from fibsd import __version__
 from fibsd.server.commands import command, command_names, resolve, user_of
@@ -116,7 +114,7 @@ def show_max(session: Session, rest: str) -> None:
     session.send(f"max_logins is {online} (maximum: {session.settings.limits.max_users})")
 
 
-# -- time, version, about, stat (chat-and-social.md 16: free text, except stat) ---------
+# -- time, version, about (chat-and-social.md 16: free text) ----------------------------
 
 @command("time")
 def time_(session: Session, rest: str) -> None:
@@ -139,18 +137,3 @@ def version(session: Session, rest: str) -> None:
 @command("about")
 def about(session: Session, rest: str) -> None:
     session.send(*clip.ABOUT)
-
-
-@command("stat")
-def stat(session: Session, rest: str) -> object:
-    """Counts of the server.  Only the first line starts with a digit, in the form FCM
-    checks before the CLIP numbers (``^[0-9]+ registered users.``); the others start
-    with a word, so no client takes them for a CLIP line."""
-    lobby = session.lobby
-    online = len(lobby.online)
-    playing = len({id(match) for match in lobby.matches.values()})
-
-    def show(accounts: list[tuple[str, float, int]]) -> None:
-        session.send(*clip.format_stat(len(accounts), online, playing))
-
-    return maybeDeferred(session.db.ratings).addCallback(show)

@@ -1,5 +1,5 @@
-"""Listings of games and players: ``show games``, ``show saved``, ``show savedcount``
-and ``ratings`` (fibs-protocol between-games.md 8, ratings.md 4).
+"""Listings of games and players: ``show games``, ``show saved``, ``show savedcount``,
+``ratings`` and the counts of ``stat`` (fibs-protocol between-games.md 8, ratings.md 4).
 
 The ``show`` topics hook into ``info.show`` with ``@show_topic``.  Saved matches and
 ratings come from the store; the scores of a saved match are read from its record.
@@ -13,12 +13,13 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from twisted.internet.defer import maybeDeferred
+from twisted.internet.defer import Deferred, maybeDeferred, succeed
 
 from fibsd.server.commands import command, user_of
 from fibsd.server.commands.info import show_topic
 from fibsd.server.match import LiveMatch, live_match
 from fibsd.wire.board import Colour
+from fibsd.wire import clip
 from fibsd.wire import listings_text as text
 
 if TYPE_CHECKING:
@@ -39,9 +40,32 @@ def running_games(lobby: Lobby) -> list[text.GameRow]:
             for m in seen]
 
 
+def all_games(session: Session) -> Deferred[list[text.GameRow]]:
+    """Every live match of the server: in a cluster, this node's and then the other
+    nodes' (one question to each)."""
+    cluster = session.services.cluster
+    if cluster is None:
+        return succeed(running_games(session.lobby))
+    return cluster.games().addCallback(lambda others: running_games(session.lobby) + others)
+
+
 @show_topic("games")
-def show_games(session: Session, rest: str) -> None:
-    session.send(*text.format_games(running_games(session.lobby)))
+def show_games(session: Session, rest: str) -> Deferred[None]:
+    return all_games(session).addCallback(lambda rows: session.send(*text.format_games(rows)))
+
+
+@command("stat")
+def stat(session: Session, rest: str) -> object:
+    """Counts of the server.  Only the first line starts with a digit, in the form FCM
+    checks before the CLIP numbers (``^[0-9]+ registered users.``); the others start
+    with a word, so no client takes them for a CLIP line."""
+    online = len(session.lobby.online)
+
+    def show(games: list[text.GameRow]) -> Deferred[None]:
+        return maybeDeferred(session.db.ratings).addCallback(
+            lambda accounts: session.send(*clip.format_stat(len(accounts), online, len(games))))
+
+    return all_games(session).addCallback(show)
 
 
 # -- show saved, show savedcount ----------------------------------------------------------
