@@ -35,6 +35,7 @@ from fibsd.server import commands
 from fibsd.server.commands.listings import running_games
 from fibsd.server.commands.play import Invitation
 from fibsd.server.match import live_match
+from fibsd.server.session import COMMAND_FAILED
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
 from fibsd.wire import clip
@@ -53,7 +54,6 @@ MATCH_COMMANDS = frozenset({
 # Commands about the match played, or else watched.  (``join``, ``watch``, ``look``,
 # ``oldboard`` and ``oldmoves`` go where the match or invitation they name is: ``_where``.)
 VIEW_COMMANDS = frozenset({"board", "pip", "fairdice"})
-FAILED = "Sorry, the server could not complete that command."
 
 
 class MatchTable(dict[str, Any]):
@@ -533,14 +533,14 @@ class ClusterNode:
         found = commands.COMMANDS.get(command)
         if user is None or not user.session.remote or found is None:
             # Not (or no longer) known here: the login or the logout is on its way.
-            self.deliver(sender, name, "s", [f"** {FAILED}"])
+            self.deliver(sender, name, "s", [f"** {COMMAND_FAILED}"])
             self.send(sender, ["done", number])
             return
 
         def failed(failure: Failure) -> None:
             _log.failure("Unexpected error in a forwarded command (user {user}, command "
                          "{command})", failure, event="error", user=name, command=command)
-            user.session.error(FAILED)
+            user.session.error(COMMAND_FAILED)
 
         def finish(_: object = None) -> None:
             self.changed(user)
@@ -603,7 +603,7 @@ class ClusterNode:
         for number, (target, done, session) in list(self.pending.items()):
             if target == node:
                 del self.pending[number]
-                session.error(FAILED)
+                session.error(COMMAND_FAILED)
                 done.callback(None)
 
     @contextmanager

@@ -98,6 +98,8 @@ REGISTERED = (
     "",
 )
 MAX_QUEUED_LINES = 100
+# A command that failed unexpectedly (here, or on the node of a cluster that ran it).
+COMMAND_FAILED = "Sorry, the server could not complete that command."
 # `!!` repeats the previous command, but never one of these (nor `message` with text).
 NOT_REPEATED = frozenset({"shout", "tell", "tellx", "say", "kibitz", "whisper"})
 REGISTRATION_CLOSED = "Your site is not allowed to create new accounts."
@@ -456,8 +458,7 @@ class Session(SharedParts):
                         _clipped(failure), phase=self.phase, event="error", user=user,
                         command=command)
         if self.phase is Phase.READY:
-            self.error(NOT_SAVED if refused else
-                       "Sorry, the server could not complete that command.")
+            self.error(NOT_SAVED if refused else COMMAND_FAILED)
             self._prompt()
             return Phase.READY
         self.write("\r\n** Sorry, something went wrong. Please try again.\r\n" + LOGIN_PROMPT,
