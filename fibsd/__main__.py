@@ -27,6 +27,7 @@ from twisted.python.failure import Failure
 
 from fibsd.admin_cli import AdminOptions, run_admin
 from fibsd.config import ConfigError, Settings, load_settings
+from fibsd.server.tls import TlsError
 from fibsd.store import WriteFailed
 from fibsd.store.migrations import SchemaTooNew
 from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, shown
@@ -146,10 +147,13 @@ def makeService(options: Options) -> Any:
         service = make_service(settings)
     except ConfigError as error:
         raise SystemExit(f"fibsd: configuration error: {error}") from error
+    except TlsError as error:
+        raise SystemExit(f"fibsd: {error}") from error
     except DATABASE_ERRORS as error:
         raise SystemExit(_cannot_open(settings, error)) from error
     # The service logs a failure to listen and stops the reactor; nothing else waits.
     service.listening.addErrback(lambda failure: None)
+    service.tls_listening.addErrback(lambda failure: None)
     service.reactor.callWhenRunning(_stop_signals_once)
     return service
 
@@ -192,7 +196,7 @@ def _serve(settings: Settings, log_stream: IO[str], log_format: str, level: Any)
     try:
         log_observer = observer(log_stream, log_format, level)
         service = make_service(settings, reactor)
-    except ValueError as error:
+    except (ValueError, TlsError) as error:
         print(f"fibsd: {error}", file=sys.stderr)
         return 2
     except DATABASE_ERRORS as error:
@@ -201,6 +205,7 @@ def _serve(settings: Settings, log_stream: IO[str], log_format: str, level: Any)
     globalLogBeginner.beginLoggingTo([log_observer])
     failed: list[Failure] = []  # the service could not listen (it logs why)
     service.listening.addErrback(failed.append)
+    service.tls_listening.addErrback(failed.append)
     reactor.callWhenRunning(service.startService)  # type: ignore[attr-defined]
     reactor.callWhenRunning(_stop_signals_once)  # type: ignore[attr-defined]
     reactor.addSystemEventTrigger(  # type: ignore[attr-defined]

@@ -31,6 +31,7 @@ from fibsd.server.lobby_view import LobbyView
 from fibsd.server.protocol import FibsFactory
 from fibsd.server.proxy_header import ProxyHeaderFactory
 from fibsd.server.session import PasswordHasher, Services
+from fibsd.server.tls import TlsFiles
 from fibsd.server.websocket import websocket_resource
 from fibsd.store.opening import open_store, shown
 from fibsd.web.metrics import Metrics
@@ -99,6 +100,9 @@ class FibsService(MultiService):
             reactor = global_reactor
         self.reactor = reactor
         self.settings = settings
+        # A TLS mistake stops the start here, before the database is opened or anything
+        # listens (TlsError: one line, a non-zero exit).
+        self.tls_files = TlsFiles(settings.tls) if settings.tls.enabled else None
         self.db = DatabaseThread(open_store(settings.database), reactor)
         self.db.setServiceParent(self)
         self.shared = build_services(settings, self.db, Argon2Passwords(settings.passwords),
@@ -143,24 +147,9 @@ class FibsService(MultiService):
 
     def _listen_tls(self) -> None:
         """The second listener: the same factory (and so the same limits and lobby)
-        behind TLS.  A certificate that cannot be read stops the server at once."""
+        behind TLS, with the certificate read in ``__init__``."""
         tls = self.settings.tls
-        try:
-            from cryptography import x509
-            from cryptography.hazmat.primitives.serialization import load_pem_private_key
-            from twisted.internet import ssl
-
-            # The certificate file may hold the chain after it (a "fullchain.pem").
-            leaf, *chain = x509.load_pem_x509_certificates(tls.certificate.read_bytes())
-            options = ssl.CertificateOptions(
-                privateKey=load_pem_private_key(tls.key.read_bytes(), password=None),
-                certificate=leaf, extraCertChain=chain)
-        except Exception as error:  # OSError, or OpenSSL's own errors for a bad file
-            log.error("fibsd cannot start: TLS certificate {certificate} or key {key}: {error}",
-                      certificate=str(tls.certificate), key=str(tls.key), error=error)
-            self.tls_listening.errback(Failure(error))
-            self.reactor.callWhenRunning(self.reactor.stop)
-            return
+        options = self.tls_files
         if self.settings.access.proxy_protocol:
             # The balancer passes TLS through after its header: the header comes first,
             # in the clear, so TLS starts only once it has been read.

@@ -32,6 +32,9 @@ from fibsd.store.opening import is_postgres_url
 
 # Paths that, when relative, are relative to ``data_dir`` rather than to their file.
 DATA_PATHS = frozenset({"database"})
+# Paths whose default (not a value written in a file) is relative to ``data_dir``: files
+# of the site that the package cannot ship.
+DATA_DEFAULTS = frozenset({"tls.certificate", "tls.key"})
 
 
 def defaults_dir() -> Path:
@@ -257,7 +260,7 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:
     ``overrides`` uses the file's key names, dotted for sections
     (``{"port": 4322, "limits.max_users": 10}``).
     """
-    settings = _resolve(Settings(), defaults_dir())
+    settings = _resolve(Settings(), defaults_dir(), "")
     if path is not None:
         settings = _merge(settings, _read(path), path.parent.absolute(), "", data_paths=True)
     nested: dict[str, Any] = {}
@@ -270,7 +273,10 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:
     settings = _merge(settings, nested, Path.cwd(), "")
     if isinstance(settings.database, Path) and not settings.database.is_absolute():
         settings = replace(settings, database=_absolute(settings.data_dir, settings.database))
-    return settings
+    tls = settings.tls
+    return replace(settings, tls=replace(tls, certificate=_absolute(settings.data_dir,
+                                                                     tls.certificate),
+                                         key=_absolute(settings.data_dir, tls.key)))
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -283,15 +289,18 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), f"not valid TOML: {error}") from error
 
 
-def _resolve(value: Any, base: Path) -> Any:
-    """The dataclass with every relative path made absolute against ``base``."""
+def _resolve(value: Any, base: Path, prefix: str) -> Any:
+    """The dataclass with every relative path made absolute against ``base`` (but those
+    of ``DATA_PATHS`` and ``DATA_DEFAULTS``: ``load_settings`` puts them under
+    ``data_dir`` at the end)."""
     changes = {}
     for item in fields(value):
         current = getattr(value, item.name)
-        if isinstance(current, Path) and item.name not in DATA_PATHS:
+        name = prefix + item.name
+        if isinstance(current, Path) and name not in DATA_PATHS | DATA_DEFAULTS:
             changes[item.name] = _absolute(base, current)
         elif is_dataclass(current):
-            changes[item.name] = _resolve(current, base)
+            changes[item.name] = _resolve(current, base, name + ".")
     return replace(value, **changes)
 
 

@@ -37,8 +37,7 @@ def test_defaults_use_the_shipped_texts_and_the_per_user_data_directory(
         database=data / "fibsd.sqlite",
         motd=defaults_dir() / "motd.txt",
         help_dir=defaults_dir() / "help",
-        tls=Tls(certificate=defaults_dir() / "tls" / "fibsd.crt",
-                key=defaults_dir() / "tls" / "fibsd.key"),
+        tls=Tls(certificate=data / "tls" / "fibsd.crt", key=data / "tls" / "fibsd.key"),
     )
     assert (defaults_dir() / "help" / "beginner.txt").is_file()
 
@@ -59,6 +58,22 @@ def test_an_etc_config_of_a_few_lines_keeps_data_out_of_etc(tmp_path: Path) -> N
     assert settings.database == Path("/var/lib/fibsd/fibsd.sqlite")
     assert settings.motd == defaults_dir() / "motd.txt"
     assert settings.help_dir == defaults_dir() / "help"
+
+
+def test_tls_files_are_the_sites_never_the_packages(tmp_path: Path) -> None:
+    """The defaults name files in data_dir; a relative path in a config file is
+    relative to that file, as every other path there."""
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    settings = load_settings(write(etc, 'data_dir = "/var/lib/fibsd"\n'), {})
+    assert (settings.tls.certificate, settings.tls.key) == (
+        Path("/var/lib/fibsd/tls/fibsd.crt"), Path("/var/lib/fibsd/tls/fibsd.key"))
+    settings = load_settings(write(etc, '[tls]\ncertificate = "site.crt"\nkey = "keys/site.key"\n'),
+                             {"data_dir": str(tmp_path / "data")})
+    assert (settings.tls.certificate, settings.tls.key) == (etc / "site.crt",
+                                                           etc / "keys" / "site.key")
+    assert load_settings(None, {"data_dir": "/srv/fibsd"}).tls.key == Path(
+        "/srv/fibsd/tls/fibsd.key")
 
 
 def test_default_values() -> None:

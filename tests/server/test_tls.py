@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import socket
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 import pytest_twisted
 from cryptography import x509
@@ -81,30 +86,61 @@ async def test_a_clip_login_over_tls(tmp_path: Path) -> None:
     assert client.data.endswith(b"Thanks for playing backgammon here. Come back soon!\r\n")
 
 
-def test_a_missing_certificate_stops_the_server(tmp_path: Path) -> None:
-    settings = make_settings(**{
-        "port": 0, "interface": "127.0.0.1", "database": str(tmp_path / "fibsd.sqlite"),
-        "tls.enabled": True, "tls.port": 0, "tls.certificate": str(tmp_path / "none.crt"),
-        "tls.key": str(tmp_path / "none.key")})
+def _start(tmp_path: Path, config: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "fibsd.toml").write_text(config)
+    return subprocess.run(
+        [sys.executable, "-m", "fibsd", "--config", str(tmp_path / "fibsd.toml"),
+         "--data-dir", str(tmp_path / "data"), "--port", "0", "--web-port", "0",
+         "--interface", "127.0.0.1"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path)
 
-    class Reactor:
-        """Records what the service asks of the reactor when it cannot start."""
 
-        def __init__(self) -> None:
-            self.asked: list[str] = []
+@pytest.mark.parametrize("slip", ["default files missing", "not PEM", "a directory",
+                                  "key of another certificate", "key not PEM"])
+def test_a_tls_mistake_stops_the_start_with_one_line_and_a_failure_status(
+        tmp_path: Path, slip: str) -> None:
+    """systemd's Restart=on-failure must see a failure: status 2, one line on stderr,
+    no traceback, nothing listening meanwhile (the database is not even created)."""
+    sites = tmp_path / "sites"
+    sites.mkdir()
+    cert, key = self_signed(sites)
+    other = tmp_path / "other"
+    other.mkdir()
+    _, other_key = self_signed(other)
+    default = tmp_path / "data" / "tls"
+    config, expected = {
+        "default files missing": (
+            "", f"cannot read the TLS certificate {default / 'fibsd.crt'}: "
+                "No such file or directory"),
+        "not PEM": (
+            'certificate = "sites/fibsd.key"\nkey = "sites/fibsd.key"\n',
+            f"the TLS certificate {key} is not a PEM certificate: "),
+        "a directory": (
+            'certificate = "sites"\n', f"cannot read the TLS certificate {sites}: Is a directory"),
+        "key of another certificate": (
+            'certificate = "sites/fibsd.crt"\nkey = "other/fibsd.key"\n',
+            f"the TLS key {other_key} does not belong to the certificate {cert}"),
+        "key not PEM": (
+            'certificate = "sites/fibsd.crt"\nkey = "sites/fibsd.crt"\n',
+            f"the TLS key {cert} is not a PEM private key without a password: "),
+    }[slip]
+    result = _start(tmp_path, f"[tls]\nenabled = true\nport = 0\n{config}")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"fibsd: {expected}")
+    assert result.stderr.count("\n") == 1
+    assert not (tmp_path / "data" / "fibsd.sqlite").exists()
 
-        def callWhenRunning(self, function: object) -> None:
-            self.asked.append(getattr(function, "__name__", "?"))
 
-        def stop(self) -> None:
-            raise AssertionError("stopped at once instead of once running")
-
-    fake = Reactor()
-    service = FibsService(settings, reactor)
-    service.reactor = fake
-    failures: list[str] = []
-    service.tls_listening.addErrback(lambda f: failures.append(type(f.value).__name__))
-    service._listen_tls()
-    assert failures == ["FileNotFoundError"]
-    assert fake.asked == ["stop"]
-    assert service.tls_port is None
+def test_a_tls_port_in_use_is_a_failure_too(tmp_path: Path) -> None:
+    cert, key = self_signed(tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _start(tmp_path, f'[tls]\nenabled = true\nport = {port}\n'
+                                  f'certificate = "{cert.name}"\nkey = "{key.name}"\n')
+    assert result.returncode == 1
+    assert f"fibsd cannot start: TLS port {port}: Couldn't listen on 127.0.0.1:{port}" in (
+        result.stdout)
+    assert "Traceback" not in result.stdout + result.stderr
