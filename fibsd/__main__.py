@@ -30,7 +30,7 @@ from fibsd.config import ConfigError, Settings, load_settings
 from fibsd.server.tls import TlsError
 from fibsd.store import WriteFailed
 from fibsd.store.migrations import SchemaTooNew
-from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, shown
+from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, masked, shown
 
 # What opening an unusable database raises (a directory that cannot be created, a file
 # that is not SQLite, one written by a newer fibsd, one that cannot be written, a
@@ -257,7 +257,8 @@ def _pg_dump(url: str, target: Path) -> int:
                           capture_output=True, text=True)
     if done.returncode != 0:
         target.unlink(missing_ok=True)
-        print(f"fibsd: backup failed: pg_dump: {done.stderr.strip()}", file=sys.stderr)
+        print(f"fibsd: backup failed: pg_dump: {masked(done.stderr.strip(), url)}",
+              file=sys.stderr)
         return 1
     print(f"fibsd: backed up {shown(url)} to {target} with pg_dump "
           "(restore into an empty database with pg_restore)")
@@ -273,7 +274,8 @@ def _migrate(source: Path, target: str) -> int:
     try:
         copied = copy_site(source, target)
     except (CopyError, *DATABASE_ERRORS) as error:
-        print(f"fibsd: migrate failed, nothing copied: {error}", file=sys.stderr)
+        print(f"fibsd: migrate failed, nothing copied: {masked(str(error), target)}",
+              file=sys.stderr)
         return 1
     for table, rows in copied.rows.items():
         print(f"{table}: {rows} rows")
@@ -286,9 +288,10 @@ def _cannot_open(settings: Settings, error: Exception) -> str:
     hint = " (the server must be able to write the file and its directory)"
     if is_postgres_url(settings.database) or not isinstance(error, sqlite3.OperationalError):
         hint = ""
+    reason = masked(str(error), settings.database)
     if isinstance(error, WriteFailed):
-        return f"fibsd: cannot write the database {shown(settings.database)}: {error}{hint}"
-    return f"fibsd: cannot open the database {shown(settings.database)}: {error}{hint}"
+        return f"fibsd: cannot write the database {shown(settings.database)}: {reason}{hint}"
+    return f"fibsd: cannot open the database {shown(settings.database)}: {reason}{hint}"
 
 
 def _stop_signals_once() -> None:

@@ -31,7 +31,7 @@ from fibsd.administration import (
 )
 from fibsd.config import Settings
 from fibsd.store import AdminAction, Ban, NameTaken, Store, UnknownUser
-from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, open_store
+from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, masked, open_store
 from fibsd.wire.input import password_problem
 
 _log = Logger()
@@ -70,7 +70,8 @@ def run_admin(settings: Settings, options: AdminOptions, stdin: TextIO | None = 
     try:
         store = open_store(settings.database)
     except DatabaseUnavailable as error:
-        print(f"fibsd admin: cannot open the database: {error}", file=sys.stderr)
+        print(f"fibsd admin: cannot open the database: {masked(str(error), settings.database)}",
+              file=sys.stderr)
         return 1
     try:
         print(found(store, settings, words, stdin), file=out)

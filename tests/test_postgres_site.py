@@ -28,7 +28,7 @@ from fibsd.store import (
     Store,
     StoredMessage,
 )
-from fibsd.store.opening import shown
+from fibsd.store.opening import masked, shown
 from fibsd.store.sqlite import SQLiteStore
 from tests.helpers import make_settings
 
@@ -63,6 +63,30 @@ def test_an_unreachable_postgresql_is_a_clear_error(tmp_path: Path) -> None:
     assert code == 2
     assert err.startswith(f"fibsd: cannot open the database {shown(url)}: ")
     assert ":pw@" not in err and "Traceback" not in err
+
+
+def test_passwords_are_masked_in_every_message(tmp_path: Path) -> None:
+    """The README's promise, for every command that can print a database URL or a
+    driver's error about it: migrate, admin, the server's start, a pg_dump backup."""
+    database = tmp_path / "site.sqlite"
+    SQLiteStore(database).close()
+    refused = "postgresql://fibsd:s3cretpw@127.0.0.1:1/fibsd?connect_timeout=2"
+    bad_option = "postgresql://fibsd:s3cretpw@127.0.0.1:1/fibsd?password=0therpw&sslmode=bogus"
+    results = []
+    for url in (refused, bad_option):
+        results.append(run("migrate", "--from", str(database), "--to", url))
+        results.append(run("--database", url, "admin", "bans"))
+        results.append(run("--port", "0", "--web-port", "0", "--database", url))
+    results.append(run("--database", refused, "backup", str(tmp_path / "copy.dump")))
+    assert results[0][2].startswith("fibsd: migrate failed, nothing copied: cannot open "
+                                    "postgresql://fibsd:***@127.0.0.1:1/fibsd?connect_timeout=2: ")
+    assert results[4][2].startswith("fibsd admin: cannot open the database: ")
+    for code, out, err in results:
+        assert code != 0
+        assert "s3cretpw" not in out + err and "0therpw" not in out + err
+    assert masked(f"x {bad_option} s3cretpw", bad_option) == (
+        "x postgresql://fibsd:***@127.0.0.1:1/fibsd?password=***&sslmode=bogus ***")
+    assert masked("p%40ss and p@ss", "postgresql://u:p%40ss@h/db") == "*** and ***"
 
 
 @pytest_twisted.ensureDeferred

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fibsd.store.opening import shown
 from fibsd.store.postgres import PostgresStore
 from fibsd.store.sqlite import SQLiteStore
 
@@ -55,7 +56,7 @@ def copy_site(source: Path, target: str) -> Copied:
     try:
         PostgresStore(target).close()
     except psycopg.Error as error:
-        raise CopyError(f"cannot open {target}: {str(error).strip()}") from error
+        raise CopyError(f"cannot open {shown(target)}: {str(error).strip()}") from error
     reader = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
     try:
         with psycopg.connect(target) as writer, writer.cursor() as cursor:
