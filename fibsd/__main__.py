@@ -229,12 +229,25 @@ def _backup(settings: Settings, target: Path) -> int:
     if is_postgres_url(settings.database):
         return _pg_dump(str(settings.database), target)
     try:
-        pages = backup(settings.database, target)
+        pages = backup(settings.database, target, _BackupProgress())
     except BackupError as error:
         print(f"fibsd: backup failed: {error}", file=sys.stderr)
         return 1
     print(f"fibsd: backed up {settings.database} to {target} ({pages} pages)")
     return 0
+
+
+class _BackupProgress:
+    """Prints how far a backup is, at every tenth of it (a large site takes seconds)."""
+
+    def __init__(self) -> None:
+        self.shown = -1
+
+    def __call__(self, copied: int, total: int) -> None:
+        tenth = copied * 10 // max(total, 1)
+        if tenth > self.shown:
+            self.shown = tenth
+            print(f"fibsd: backup {tenth * 10}% ({copied} of {total} pages)", flush=True)
 
 
 def _pg_dump(url: str, target: Path) -> int:

@@ -4,6 +4,7 @@ restored into a new server that resumes the match; and the copy's safety rules."
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -66,7 +67,9 @@ async def test_a_backup_taken_mid_match_restores_into_a_server_that_resumes_it(
             [sys.executable, "-m", "fibsd", "--database", str(database), "backup", str(target)],
             capture_output=True, text=True, timeout=60)
         assert (result.returncode, result.stderr) == (0, "")
-        assert result.stdout.startswith(f"fibsd: backed up {database} to {target} (")
+        *progress, done = result.stdout.splitlines()
+        assert done.startswith(f"fibsd: backed up {database} to {target} (")
+        assert progress and progress[-1].startswith("fibsd: backup 100% (")
         assert stat.S_IMODE(target.stat().st_mode) == 0o600
         alice.send("who")  # the first server still serves
         await alice.wait_line(lambda line: line == "6", "who after the backup")
@@ -119,3 +122,38 @@ def test_a_copy_holds_what_the_wal_holds(tmp_path: Path) -> None:
     assert copy.get_user("alice") is not None
     copy.close()
     store.close()
+
+
+def test_a_backup_ends_while_a_writer_commits_between_all_its_steps(tmp_path: Path) -> None:
+    """A large site under load: a commit after every step of the copy used to restart
+    it from the first page, for as long as the writes went on.  Now it copies the
+    snapshot of its first step in exactly its number of steps (the test stops a copy
+    that takes more)."""
+    database = tmp_path / "fibsd.sqlite"
+    store = SQLiteStore(database)  # the server, WAL and all
+    for number in range(400):
+        store.create_user(f"user{number:04}", "h" * 2000, number)
+    store.close()
+    writer = sqlite3.connect(database, isolation_level=None)
+    (pages,) = writer.execute("PRAGMA page_count").fetchone()
+    steps = -(-pages // 8)
+    assert steps >= 20
+    reports: list[tuple[int, int]] = []
+
+    def commit_meanwhile(copied: int, total: int) -> None:
+        reports.append((copied, total))
+        if len(reports) > 2 * steps:
+            raise AssertionError("the copy started again")
+        writer.execute("UPDATE users SET experience = experience + 1 WHERE name = 'user0000'")
+        writer.execute("INSERT INTO admin_log (at, admin, action, target, detail)"
+                       " VALUES (1, 'x', 'y', 'z', ?)", ("w" * 3000,))
+
+    assert backup(database, tmp_path / "copy.sqlite", commit_meanwhile,
+                  pages_per_step=8) == pages
+    assert reports == [(min(pages, 8 * n), pages) for n in range(1, steps + 1)]
+    copy = sqlite3.connect(tmp_path / "copy.sqlite")
+    assert copy.execute("SELECT count(*), sum(experience) FROM users").fetchone() == (400, 0)
+    assert copy.execute("SELECT count(*) FROM admin_log").fetchone() == (0,)
+    copy.close()
+    assert writer.execute("SELECT count(*) FROM admin_log").fetchone() == (steps,)
+    writer.close()
