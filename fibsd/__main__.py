@@ -5,7 +5,8 @@ one of its operator commands: ``fibsd backup FILE``, ``fibsd admin ...``,
 The server options serve ``twistd -n fibsd`` too (through the plugin in
 ``fibsd/twistd_plugins/``), which calls ``makeService``; twistd then logs with its own
 ``--logfile``.  Ctrl-C and SIGTERM stop the reactor; the service then says goodbye to
-every connection and closes the database.  A second Ctrl-C or SIGTERM while that runs
+every connection and closes the database.  SIGHUP reloads what can change without a
+restart (``FibsService.reload``: the log file, MOTD, help, bans, TLS certificate).  A second Ctrl-C or SIGTERM while that runs
 changes nothing (Twisted would log a ``ReactorNotRunning`` traceback for it);
 stragglers are cut off after a grace period.
 """
@@ -155,6 +156,8 @@ def makeService(options: Options) -> Any:
     service.listening.addErrback(lambda failure: None)
     service.tls_listening.addErrback(lambda failure: None)
     service.reactor.callWhenRunning(_stop_signals_once)
+    # twistd's own log file is rotated by twistd (SIGUSR1); the rest reloads here.
+    service.reactor.callWhenRunning(_reload_on_hangup, service, None)
     return service
 
 
@@ -208,19 +211,22 @@ def _serve(settings: Settings, log_stream: IO[str], log_format: str, level: Any)
     service.tls_listening.addErrback(failed.append)
     reactor.callWhenRunning(service.startService)  # type: ignore[attr-defined]
     reactor.callWhenRunning(_stop_signals_once)  # type: ignore[attr-defined]
+    reactor.callWhenRunning(  # type: ignore[attr-defined]
+        _reload_on_hangup, service, getattr(log_stream, "reopen", None))
     reactor.addSystemEventTrigger(  # type: ignore[attr-defined]
         "before", "shutdown", service.stopService)
     reactor.run()  # type: ignore[attr-defined]
     return 1 if failed else 0
 
 
-def _log_stream(path: str | None) -> IO[str]:
-    """Standard output, or ``path`` opened for appending, line-buffered, so a crash
-    loses no event and ``tail -f`` sees each at once."""
+def _log_stream(path: str | None) -> IO[str] | Any:
+    """Standard output, or ``path`` opened for appending (``LogFile``: line-buffered,
+    opened again on SIGHUP)."""
     if path is None:
         return sys.stdout
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    return open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 (lives as long as the server)
+    from fibsd.operator_log import LogFile
+
+    return LogFile(Path(path))
 
 
 def _backup(settings: Settings, target: Path) -> int:
@@ -305,6 +311,15 @@ def _cannot_open(settings: Settings, error: Exception) -> str:
     if isinstance(error, WriteFailed):
         return f"fibsd: cannot write the database {shown(settings.database)}: {reason}{hint}"
     return f"fibsd: cannot open the database {shown(settings.database)}: {reason}{hint}"
+
+
+def _reload_on_hangup(service: Any, reopen_log: Callable[[], None] | None) -> None:
+    """SIGHUP reloads (``FibsService.reload``) instead of ending the process.  The
+    handler only schedules it: the reactor thread does the work, between two events."""
+    def hangup(number: int, frame: FrameType | None) -> None:
+        service.reactor.callFromThread(service.reload, reopen_log)
+
+    signal.signal(signal.SIGHUP, hangup)
 
 
 def _stop_signals_once() -> None:

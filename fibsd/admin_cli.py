@@ -3,7 +3,7 @@
 For an operator locked out of his own server, or a script: the same operations as the
 server's ``admin`` command that touch only the database, run directly on it (the
 server may be running: SQLite's locking, or PostgreSQL's, keeps both consistent; a ban
-takes effect at the next login, so an online user stays online until kicked).  Alerts, kicks, MOTD
+takes effect at the next login, and for users online at the server's next SIGHUP).  Alerts, kicks, MOTD
 reloads and shutdowns need the running server: ``admin`` in a session, or SIGTERM.
 Every action is written to the admin log as done by ``console``.
 """

@@ -8,6 +8,7 @@ thread finish what is queued and closes the store.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,8 @@ from fibsd.server.lobby_view import LobbyView
 from fibsd.server.protocol import FibsFactory
 from fibsd.server.proxy_header import ProxyHeaderFactory
 from fibsd.server.session import PasswordHasher, Services
-from fibsd.server.tls import TlsFiles
+from fibsd.server.commands.admin import cut_off_banned
+from fibsd.server.tls import TlsError, TlsFiles
 from fibsd.server.websocket import websocket_resource
 from fibsd.store.opening import open_store, shown
 from fibsd.web.metrics import Metrics
@@ -233,6 +235,50 @@ class FibsService(MultiService):
         self.listening.errback(failure)
         # fibsd's own script starts the service once the reactor runs, twistd before.
         self.reactor.callWhenRunning(self.reactor.stop)
+
+    def reload(self, reopen_log: Callable[[], None] | None = None) -> Deferred[None]:
+        """SIGHUP: open the log file again (``reopen_log``, after logrotate), read the
+        MOTD and the TLS certificate again, check the help directory (its texts are
+        read at each use), and close the connections of users that bans in the
+        database (``fibsd admin ban`` from the shell) now name.  One operator event,
+        ``reload``, says what was done and what could not be (that part stays as it
+        was; a warning then)."""
+        return Deferred.fromCoroutine(self._reload(reopen_log))
+
+    async def _reload(self, reopen_log: Callable[[], None] | None) -> None:
+        problems: list[str] = []
+        log_file = "unchanged"
+        if reopen_log is not None:
+            try:
+                reopen_log()
+                log_file = "reopened"
+            except OSError as error:
+                problems.append(f"the log file cannot be opened again ({error}); "
+                                "still writing to the old one")
+        self.shared.motd = read_motd(self.settings.motd)
+        problem = help_problem(self.settings.help_dir)
+        if problem is not None:
+            problems.append(problem)
+        tls = "off"
+        if self.tls_files is not None:
+            try:
+                self.tls_files.reload()
+                tls = "read again"
+            except TlsError as error:
+                tls = "kept"
+                problems.append(f"{error}: the certificate in use stays")
+        cut: list[str] = []
+        try:
+            bans = await self.db.bans(int(self.reactor.seconds()))
+            cut = cut_off_banned(self.shared.lobby.local_users(), bans)
+        except Exception as error:  # the database is down: the bans wait for the next try
+            problems.append(f"bans not read: {error}")
+        emit = log.warn if problems else log.info
+        emit("fibsd reloaded on SIGHUP: log file {log_file}, MOTD {motd} lines, TLS {tls}, "
+             "banned users cut off: {cut}{problems}", event="reload",
+             log_file=log_file,
+             motd=len(self.shared.motd), tls=tls, cut=", ".join(cut) or "none",
+             problems="".join(f"; {each}" for each in problems))
 
     async def _stop(self) -> None:
         self.abandonment.stop()

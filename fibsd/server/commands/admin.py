@@ -23,7 +23,7 @@ Every answer to the admin is a ``** `` line, which every client shows as a messa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import Deferred, maybeDeferred
@@ -157,14 +157,24 @@ def ban(session: Session, words: list[str], rest: str) -> Deferred[None]:
         session.send(f"** Banned {ban_line(entry)}")
         record(session, "ban", f"{entry.kind} {entry.value}",
                f"{'forever' if until is None else f'until {until}'} {entry.reason}".strip())
-        for user in session.lobby.users():
-            if user.session is session:
-                continue
-            if (user.name.lower() == request.value.lower() if request.kind == "name"
-                    else user.session.host == request.value):
-                _cut_off(user, f"** {banned_text(entry)}")
+        cut_off_banned(session.lobby.users(), [entry], spare=session)
 
     return _store_call(session, "add_ban", entry).addCallback(banned)
+
+
+def cut_off_banned(users: Iterable[OnlineUser], bans: list[Ban],
+                   spare: Session | None = None) -> list[str]:
+    """Close the connections of ``users`` (but ``spare``'s) that a ban of ``bans``
+    names, by name or address, each told why; their names."""
+    names = {ban.value.lower(): ban for ban in bans if ban.kind == "name"}
+    addresses = {ban.value: ban for ban in bans if ban.kind == "address"}
+    cut = []
+    for user in users:
+        found = names.get(user.name.lower()) or addresses.get(user.session.host)
+        if found is not None and user.session is not spare:
+            _cut_off(user, f"** {banned_text(found)}")
+            cut.append(user.name)
+    return cut
 
 
 @sub("unban")
