@@ -70,7 +70,7 @@ def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
         passwords=passwords, clock=clock, settings=settings,
         motd=read_motd(settings.motd), banner=clip.BANNER,
         throttle=LoginThrottle(clock, settings.access),
-        registrations=RegistrationLimit(clock, settings.access.registrations_per_hour),
+        registrations=RegistrationLimit(clock, settings.access.registrations_per_hour, db),
         refusals=RefusalLog(clock),
     )
 

@@ -165,6 +165,7 @@ def a_site(database: Path) -> SQLiteStore:
     store.log_admin(AdminAction(100, "root", "ban", "name Mallory", "forever spam"))
     store.count_abandonment(Departure("Bob", "dave", "dave", 3100), notices={"Bob": "gone"})
     store.record_departure(Departure("alice", "carol", "carol", 3200, offered=True))
+    store.reserve_registration("192.0.2.1", 3300.5, 5, 3600.0)
     return store
 
 
@@ -176,7 +177,8 @@ def everything(store: Store) -> list[object]:
             [(m, m.id) for n in names for m in store.finished_matches(n)],
             store.bans(0), store.admin_log(100),
             [store.count_messages(n) for n in names],
-            store.due_departures(10**10), [store.reliability(n) for n in names]]
+            store.due_departures(10**10), [store.reliability(n) for n in names],
+            store.registrations_since("192.0.2.1", 0.0)]
 
 
 def test_migrate_copies_a_site_verified(tmp_path: Path, postgres_url: str) -> None:
@@ -188,7 +190,8 @@ def test_migrate_copies_a_site_verified(tmp_path: Path, postgres_url: str) -> No
     code, out, err = run("migrate", "--from", str(database), "--to", postgres_url)
     assert (code, err) == (0, "")
     assert out.splitlines() == [
-        "admin_log: 1 rows", "bans: 1 rows", "finished_matches: 2 rows", "users: 4 rows",
+        "admin_log: 1 rows", "bans: 1 rows", "finished_matches: 2 rows",
+        "registrations: 1 rows", "users: 4 rows",
         "departures: 1 rows", "messages: 2 rows", "notices: 1 rows", "saved_matches: 1 rows",
         "settings: 3 rows",
         f"ratings checksum {checksum}: equal",

@@ -1,7 +1,7 @@
 """Who may connect, guess passwords and register, and how fast: fibsd on the open internet.
 
-Ledgers kept in memory per server, each bounded in size, all driven by the reactor's
-clock (``task.Clock`` in the tests):
+Ledgers kept in memory per server (but the registrations', in the database), each
+bounded in size, all driven by the reactor's clock (``task.Clock`` in the tests):
 
 * ``LoginThrottle`` slows password guessing across connections.  Every login attempt
   waits for its turn in its address's queue: the attempts from one address start one
@@ -14,7 +14,8 @@ clock (``task.Clock`` in the tests):
   the owner out.  A success clears the account's failures, never the address's (a
   guesser with an account of his own could otherwise reset his count at will); both
   are forgotten ``access.failure_memory`` seconds after the last failure.
-* ``RegistrationLimit`` counts the accounts made from each address in the last hour.
+* ``RegistrationLimit`` counts the accounts made from each address in the last hour,
+  in the database (shared by the nodes of a cluster), not in memory.
 * ``RefusalLog`` keeps the refusals themselves from flooding the operator's log.
 
 ``shown_host`` and ``mask_host`` are what others see of an address
@@ -29,7 +30,9 @@ import ipaddress
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
 from fibsd.config import Access
@@ -191,36 +194,35 @@ class LoginThrottle:
         return record
 
 
+HOUR = 3600.0
+
+
 @dataclass
 class RegistrationLimit:
-    """At most ``per_hour`` new accounts from one address in any hour."""
+    """At most ``per_hour`` new accounts from one network in any hour, counted in the
+    database (``Store.reserve_registration``): every node of a cluster counts the same
+    registrations, and a restart forgets none.  ``check`` is the early answer (at
+    ``name``), ``reserve`` the one that counts (before the password is hashed, so that
+    guests registering side by side count too); each fires with None when allowed,
+    else the whole minutes to wait (at least 1)."""
 
     clock: IReactorTime
     per_hour: int
-    _made: OrderedDict[str, deque[float]] = field(default_factory=OrderedDict)
+    db: Any  # the database thread: Store methods as Deferreds
 
-    def allowed(self, address: str) -> bool:
-        return len(self._recent(address)) < self.per_hour
+    def check(self, network: str) -> Deferred[int | None]:
+        now = self.clock.seconds()
+        return maybeDeferred(self.db.registrations_since, network, now - HOUR).addCallback(
+            lambda made: None if len(made) < self.per_hour
+            else self._minutes(made[0] if made else now))
 
-    def wait_minutes(self, address: str) -> int:
-        """Whole minutes until the address may register again (at least 1)."""
-        recent = self._recent(address)
-        if not recent:
-            return 1
-        return max(1, int((recent[0] + 3600 - self.clock.seconds() + 59) // 60))
+    def reserve(self, network: str) -> Deferred[int | None]:
+        return maybeDeferred(self.db.reserve_registration, network, self.clock.seconds(),
+                             self.per_hour, HOUR).addCallback(
+            lambda oldest: None if oldest is None else self._minutes(oldest))
 
-    def record(self, address: str) -> None:
-        self._recent(address).append(self.clock.seconds())
-        self._made.move_to_end(address)
-        while len(self._made) > MAX_TRACKED:
-            self._made.popitem(last=False)
-
-    def _recent(self, address: str) -> deque[float]:
-        made = self._made.setdefault(address, deque())
-        cutoff = self.clock.seconds() - 3600
-        while made and made[0] <= cutoff:
-            made.popleft()
-        return made
+    def _minutes(self, oldest: float) -> int:
+        return max(1, int((oldest + HOUR - self.clock.seconds() + 59) // 60))
 
 
 class RefusalLog:

@@ -725,8 +725,11 @@ class Session(SharedParts):
                 f"** Please use a name with at most {NAME_MAX} characters.")
         if reserved_name(name) or name.lower() in commands.command_words():
             return self._guest_again(self._name_used(name))
-        if not self.services.registrations.allowed(self.network):
-            return self._too_many_registrations()
+
+        def unless_too_many(minutes: int | None) -> Phase | Deferred[Phase]:
+            if minutes is not None:
+                return self._too_many_registrations(minutes)
+            return maybeDeferred(self.db.name_taken, name).addCallback(decide)
 
         def decide(taken: bool) -> Phase:
             if taken:
@@ -737,11 +740,10 @@ class Session(SharedParts):
             self.write(NEW_PASSWORD_PROMPT, raw=WILL_ECHO)
             return Phase.NEW_PASSWORD
 
-        return maybeDeferred(self.db.name_taken, name).addCallback(decide)
+        return self.services.registrations.check(self.network).addCallback(unless_too_many)
 
-    def _too_many_registrations(self, raw: bytes = b"") -> Phase:
+    def _too_many_registrations(self, minutes: int, raw: bytes = b"") -> Phase:
         self.log_refusal("registration refused for {address}", "access.registrations_per_hour")
-        minutes = self.services.registrations.wait_minutes(self.network)
         return self._guest_again(("\r\n" if raw else "")
                                  + TOO_MANY_REGISTRATIONS.format(minutes=minutes), raw=raw)
 
@@ -777,9 +779,13 @@ class Session(SharedParts):
                        "Please give them again. Password: ")
             return Phase.NEW_PASSWORD
         name = self._new_name
-        if not self.services.registrations.allowed(self.network):
-            return self._too_many_registrations(raw=WONT_ECHO)
-        self.services.registrations.record(self.network)  # now: parallel guests count too
+
+        def unless_too_many(minutes: int | None) -> Phase | Deferred[Phase]:
+            # Counted now, before the hashing: guests registering side by side count too.
+            if minutes is not None:
+                return self._too_many_registrations(minutes, raw=WONT_ECHO)
+            d = self.services.passwords.hash(password).addCallback(create)
+            return d.addCallbacks(registered, taken)
 
         def create(password_hash: str) -> Deferred[UserRecord]:
             return maybeDeferred(self.db.create_user, name, password_hash, self.now())
@@ -795,8 +801,7 @@ class Session(SharedParts):
             failure.trap(NameTaken)
             return self._guest_again("\r\n" + self._name_used(name), raw=WONT_ECHO)
 
-        d = self.services.passwords.hash(password).addCallback(create)
-        return d.addCallbacks(registered, taken)
+        return self.services.registrations.reserve(self.network).addCallback(unless_too_many)
 
     # --- READY: commands --------------------------------------------------------------
 

@@ -266,6 +266,18 @@ class Store(Protocol):
         first (the web face's rating chart)."""
         ...
 
+    # registrations per network and hour (protocol/access.md)
+    def reserve_registration(self, network: str, now: float, limit: int,
+                             window: float) -> float | None:
+        """Count a registration from ``network`` at ``now`` unless ``limit`` were made
+        from it in the ``window`` seconds before: None when counted, else when the
+        oldest of those was made.  Atomic across servers on one database."""
+        ...
+
+    def registrations_since(self, network: str, since: float) -> list[float]:
+        """When the registrations from ``network`` after ``since`` were made, oldest first."""
+        ...
+
     # fair play (protocol/fair-dice.md)
     def record_departure(self, departure: Departure) -> None:
         """Keep a departure, replacing any for the same pair."""

@@ -134,7 +134,21 @@ def migrate_3(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3)
+def migrate_4(conn: sqlite3.Connection) -> None:
+    """Registrations of the last hour by network (``access.registrations_per_hour``),
+    here rather than in a server's memory so that every node of a cluster counts the
+    same ones and a restart forgets none."""
+    for statement in (
+        """CREATE TABLE registrations (
+            network TEXT NOT NULL,
+            at REAL NOT NULL
+        )""",
+        "CREATE INDEX registrations_network ON registrations (network, at)",
+    ):
+        conn.execute(statement)
+
+
+MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

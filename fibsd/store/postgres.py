@@ -101,6 +101,8 @@ class PostgresStore(SQLStore):
     _NAME_CLASH = errors.UniqueViolation
     _LOCK_ROW = " FOR UPDATE"  # writers run side by side: lock what a write depends on
     _DEFER_FOREIGN_KEYS = "SET CONSTRAINTS ALL DEFERRED"
+    # Two servers counting one network's registrations at once: one waits for the other.
+    _SERIALISE_REGISTRATIONS = "LOCK TABLE registrations IN SHARE ROW EXCLUSIVE MODE"
 
     @staticmethod
     def _nocase(expression: str) -> str:

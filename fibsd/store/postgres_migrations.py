@@ -146,6 +146,18 @@ def migrate_3(cursor: Cursor) -> None:
         cursor.execute(statement)
 
 
+def migrate_4(cursor: Cursor) -> None:
+    """Registrations of the last hour by network (SQLite's migration 4)."""
+    for statement in (
+        """CREATE TABLE registrations (
+            network TEXT COLLATE "C" NOT NULL,
+            at DOUBLE PRECISION NOT NULL
+        )""",
+        "CREATE INDEX registrations_network ON registrations (network, at)",
+    ):
+        cursor.execute(statement)
+
+
 def _mirror(sqlite_order: Sequence[Callable[..., None]]) -> tuple[Migration, ...]:
     """This module's migrations in SQLite's order, matched by name, so a database is at
     the same version number on either backend; a SQLite migration without its

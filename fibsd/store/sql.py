@@ -92,6 +92,9 @@ class SQLStore(GroupCommit, ABC):
     _LOCK_ROW: str
     # the statement that makes foreign keys be checked at the commit
     _DEFER_FOREIGN_KEYS: str
+    # the statement that makes reservations of registrations wait for each other (none
+    # where the writer holds the whole database)
+    _SERIALISE_REGISTRATIONS: str
 
     @abstractmethod
     def _transaction(self, write: bool = True) -> AbstractContextManager[Cursor]:
@@ -419,6 +422,26 @@ class SQLStore(GroupCommit, ABC):
         with self._transaction() as cursor:
             self._user_id(cursor, name)
             cursor.execute("DELETE FROM users WHERE name = ?", (name,))
+
+    def reserve_registration(self, network: str, now: float, limit: int,
+                             window: float) -> float | None:
+        with self._transaction() as cursor:
+            if self._SERIALISE_REGISTRATIONS:
+                cursor.execute(self._SERIALISE_REGISTRATIONS)
+            cursor.execute("DELETE FROM registrations WHERE at <= ?", (now - window,))
+            count, oldest = cursor.execute(
+                "SELECT count(*), min(at) FROM registrations WHERE network = ?",
+                (network,)).fetchone()
+            if count >= limit:
+                return float(oldest) if oldest is not None else now  # (limit 0: none)
+            cursor.execute("INSERT INTO registrations (network, at) VALUES (?, ?)",
+                           (network, now))
+            return None
+
+    def registrations_since(self, network: str, since: float) -> list[float]:
+        rows = self._all("SELECT at FROM registrations WHERE network = ? AND at > ?"
+                         " ORDER BY at", (network, since))
+        return [float(at) for (at,) in rows]
 
     def add_ban(self, ban: Ban) -> None:
         with self._transaction() as cursor:

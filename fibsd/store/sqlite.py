@@ -111,6 +111,7 @@ class SQLiteStore(SQLStore):
     _NAME_CLASH = sqlite3.IntegrityError
     _LOCK_ROW = ""  # the writer holds the whole database (BEGIN IMMEDIATE)
     _DEFER_FOREIGN_KEYS = "PRAGMA defer_foreign_keys = ON"
+    _SERIALISE_REGISTRATIONS = ""  # BEGIN IMMEDIATE already does
 
     @staticmethod
     def _nocase(expression: str) -> str:

@@ -6,6 +6,7 @@ are used.  A new backend joins by adding one ``Backend`` line.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -464,3 +465,40 @@ def test_the_admin_log_keeps_the_latest_actions_in_order(any_store: Store) -> No
     for action in actions:
         any_store.log_admin(action)
     assert any_store.admin_log(3) == actions[2:]
+
+
+# registrations per network (access.registrations_per_hour)
+
+def test_registrations_are_counted_per_network_within_the_window(any_store: Store) -> None:
+    network = "203.0.113.5"
+    assert [any_store.reserve_registration(network, 1000.0 + n, 3, 3600.0)
+            for n in range(4)] == [None, None, None, 1000.0]
+    assert any_store.reserve_registration("203.0.113.6", 1004.0, 3, 3600.0) is None
+    assert any_store.registrations_since(network, 1000.5) == [1001.0, 1002.0]
+    assert any_store.reserve_registration(network, 4600.0, 3, 3600.0) is None  # 1000 is out
+    assert any_store.reserve_registration(network, 4600.5, 3, 3600.0) == 1001.0
+    assert any_store.registrations_since(network, 0.0) == [1001.0, 1002.0, 4600.0]
+    assert any_store.reserve_registration(network, 5000.0, 3, 3600.0) is None  # 1001, 1002 out
+    assert any_store.reserve_registration("192.0.2.9", 5000.0, 0, 3600.0) == 5000.0
+
+
+@pytest.mark.parametrize("backend", PERSISTENT, ids=lambda backend: backend.name)
+def test_servers_reserving_registrations_at_once_never_pass_the_limit(
+        backend: Backend, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Two servers on one database (a cluster's nodes), each reserving from its own
+    thread: exactly the limit is counted, whatever the interleaving."""
+    stores = [backend.open(request, tmp_path) for _ in range(2)]
+    answers: list[float | None] = []
+
+    def reserve(store: Store) -> None:
+        for _ in range(10):
+            answers.append(store.reserve_registration("198.51.100.7", 2000.0, 5, 3600.0))
+
+    threads = [threading.Thread(target=reserve, args=(store,)) for store in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for store in stores:
+        store.close()
+    assert sorted(answers, key=lambda answer: answer is not None) == [None] * 5 + [2000.0] * 15
