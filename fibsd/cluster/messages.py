@@ -39,6 +39,9 @@ To one node (a "broadcast" item is put in every known node's message):
   ``["d", method, args, [name, ...]]``  deliveries: call ``method`` (``DELIVERY``) with
                        ``args`` on these users' sessions (users of the receiver);
                        consecutive identical deliveries share one item.
+  ``["rl", name, {key: tokens}]``  (broadcast) the user left the sender (logged out, or
+                       in again on another node): his rate-limit buckets that are not
+                       full (fibsd.server.ratelimit); each node keeps the lower level.
   ``["f", name, command, rest, n]``  run ``command`` for ``name`` (a user of the
                        sender) here, as his proxy; its replies come back as
                        deliveries, then

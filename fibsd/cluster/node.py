@@ -31,7 +31,7 @@ from twisted.python.failure import Failure
 from fibsd.cluster import messages as m
 from fibsd.cluster.broker import Broker
 from fibsd.cluster.remote import RemoteRolls, RemoteSession
-from fibsd.server import commands
+from fibsd.server import commands, ratelimit
 from fibsd.server.commands.listings import running_games
 from fibsd.server.commands.play import Invitation
 from fibsd.server.match import live_match
@@ -145,6 +145,7 @@ class ClusterNode:
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
             "d": self._deliveries, "f": self._forwarded, "done": self._done,
             "inv": self._invitation, "q": self._question, "a": self._answer,
+            "rl": self._limits,
         }
 
     # --- starting and stopping ------------------------------------------------------
@@ -250,6 +251,7 @@ class ClusterNode:
         self.snaps.pop(user.name, None)
         if key is not None:
             self.broadcast(["out", user.name, list(key), text])
+        self._hand_over_limits(user.name)
 
     def who_changed(self, user: OnlineUser) -> None:
         if user is self._applying:
@@ -308,6 +310,8 @@ class ClusterNode:
         mine = self.host_of(user.name) if user.playing is not None else None
         if command in MATCH_COMMANDS:
             return mine
+        if command == "fairdice" and rest.split():
+            return None  # a finished match, from the database: limited on his own node
         if command in VIEW_COMMANDS:
             return mine if user.playing is not None else self.host_of(user.watching)
         if command not in ("join", "watch", "look", "oldboard", "oldmoves"):
@@ -423,6 +427,17 @@ class ClusterNode:
             self.lobby.login(proxy, text, replaced=current)
         if current is not None and not current.session.remote:
             current.session.replaced()
+            self._hand_over_limits(name)
+
+    def _hand_over_limits(self, name: str) -> None:
+        """``name`` is no longer a user of this node: the others get his rate-limit
+        buckets that are not full, so a move to another node refills none."""
+        levels = ratelimit.levels(self.lobby, name)
+        if levels:
+            self.broadcast(["rl", name, levels])
+
+    def _limits(self, sender: str, name: str, levels: dict[str, float]) -> None:
+        ratelimit.adopt(self.lobby, name, levels, self.services.settings)
 
     def _proxy(self, home: str, payload: dict[str, Any]) -> OnlineUser:
         state = payload["s"]

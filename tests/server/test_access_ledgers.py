@@ -6,12 +6,14 @@ import resource
 
 import pytest
 
+from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from fibsd.config import Access
 from fibsd.server.access import (
     Attempt, LoginThrottle, RefusalLog, RegistrationLimit, mask_host, network, shown_host)
 from fibsd.server.commands import FIBS_WORDS, command_words
+from fibsd.store.sqlite import SQLiteStore
 from fibsd.wire.input import RESERVED_NAMES
 from tests.helpers import REPO, FakeServer
 
@@ -94,14 +96,22 @@ def test_an_account_under_attack_delays_its_attempts_by_at_most_the_cap() -> Non
 
 def test_registration_limit_forgets_after_an_hour() -> None:
     clock = Clock()
-    limit = RegistrationLimit(clock, 2)
-    limit.record("a")
+    store = SQLiteStore(":memory:")
+    limit = RegistrationLimit(clock, 2, store)  # a store answers as its thread would
+
+    def answer(d: Deferred[int | None]) -> int | None:
+        found: list[int | None] = []
+        d.addCallback(found.append)
+        return found[0]
+
+    assert answer(limit.reserve("a")) is None
     clock.advance(10)
-    limit.record("a")
-    assert not limit.allowed("a") and limit.allowed("b")
-    assert limit.wait_minutes("a") == 60
+    assert answer(limit.reserve("a")) is None
+    assert (answer(limit.check("a")), answer(limit.check("b"))) == (60, None)
+    assert answer(limit.reserve("a")) == 60
     clock.advance(3590)
-    assert limit.allowed("a")
+    assert answer(limit.check("a")) is None
+    store.close()
 
 
 def test_masks() -> None:

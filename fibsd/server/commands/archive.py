@@ -5,15 +5,13 @@ player's finished matches with their numbers, newest first, one page at a time;
 Both are bounded by ``[archive]`` settings: a page reads at most ``page_size`` + 1 rows
 (the extra one only says whether there is more); ``export`` replays the whole match
 through the rules engine (some 10 ms of CPU a game), in the reactor's thread pool so that
-play goes on meanwhile, and a user may ask for at most ``exports_per_minute`` in any 60
-seconds; a text longer than ``max_export_bytes`` is refused.  Any player's archive is open to everyone, like ``oldmoves``.
+play goes on meanwhile, and a user may ask for ``exports_per_minute`` at once and as many
+a minute on average (his bucket of fibsd.server.ratelimit); a text longer than ``max_export_bytes`` is refused.  Any player's archive is open to everyone, like ``oldmoves``.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 from twisted.internet.defer import maybeDeferred
 from twisted.internet.interfaces import IReactorThreads
@@ -22,33 +20,17 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from fibsd.server.commands import command, user_of
+from fibsd.server.ratelimit import allow
 from fibsd.wire import archive_text as text
 from fibsd.wire.mat import mat_text
 
 if TYPE_CHECKING:
     from fibsd.server.session import Session
-    from fibsd.server.user import OnlineUser
     from fibsd.store import FinishedMatch
 
 _log = Logger()
 MAX_PAGE = 100_000  # keeps OFFSET a small integer; nobody pages this far by hand
 MAX_MATCH_ID = 2**63 - 1  # SQLite's largest integer
-EXPORT_WINDOW = 60.0  # seconds; the limit itself is settings.archive.exports_per_minute
-
-# When each user's recent exports were asked for (per connection, like shouts).
-_export_times: WeakKeyDictionary[OnlineUser, deque[float]] = WeakKeyDictionary()
-
-
-def _may_export(session: Session, user: OnlineUser) -> bool:
-    """At most ``exports_per_minute`` export requests in any 60 seconds."""
-    now = session.clock.seconds()
-    times = _export_times.setdefault(user, deque())
-    while times and times[0] <= now - EXPORT_WINDOW:
-        times.popleft()
-    if len(times) >= session.settings.archive.exports_per_minute:
-        return False
-    times.append(now)
-    return True
 
 
 def _page(word: str) -> int | None:
@@ -98,9 +80,7 @@ def export(session: Session, rest: str) -> Any:
     match_id = int(number)
     settings = session.settings.archive
     me = user_of(session)
-    if not _may_export(session, me):
-        _log.info("export refused to {user}: too many", event="limit",
-                  limit="archive.exports_per_minute", user=me.name)
+    if not allow(session, "archive.exports_per_minute"):
         session.send(text.export_flood(settings.exports_per_minute))
         return None
 
