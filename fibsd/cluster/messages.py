@@ -42,6 +42,8 @@ To one node (a "broadcast" item is put in every known node's message):
   ``["rl", name, {key: tokens}]``  (broadcast) the user left the sender (logged out, or
                        in again on another node): his rate-limit buckets that are not
                        full (fibsd.server.ratelimit); each node keeps the lower level.
+  ``["lf", address, account]``  (broadcast) a failed login on the sender: every node's
+                       login throttle counts it (fibsd.server.access).
   ``["f", name, command, rest, n]``  run ``command`` for ``name`` (a user of the
                        sender) here, as his proxy; its replies come back as
                        deliveries, then

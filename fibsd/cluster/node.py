@@ -145,8 +145,10 @@ class ClusterNode:
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
             "d": self._deliveries, "f": self._forwarded, "done": self._done,
             "inv": self._invitation, "q": self._question, "a": self._answer,
-            "rl": self._limits,
+            "rl": self._limits, "lf": self._login_failed,
         }
+        services.throttle.observers.append(
+            lambda address, account: self.broadcast(["lf", address, account]))
 
     # --- starting and stopping ------------------------------------------------------
 
@@ -438,6 +440,9 @@ class ClusterNode:
 
     def _limits(self, sender: str, name: str, levels: dict[str, float]) -> None:
         ratelimit.adopt(self.lobby, name, levels, self.services.settings)
+
+    def _login_failed(self, sender: str, address: str, account: str) -> None:
+        self.services.throttle.failed_elsewhere(address, account)
 
     def _proxy(self, home: str, payload: dict[str, Any]) -> OnlineUser:
         state = payload["s"]

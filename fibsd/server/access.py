@@ -13,7 +13,9 @@ bounded in size, all driven by the reactor's clock (``task.Clock`` in the tests)
   failures on the account slow every guesser, yet an attacker cannot use them to keep
   the owner out.  A success clears the account's failures, never the address's (a
   guesser with an account of his own could otherwise reset his count at will); both
-  are forgotten ``access.failure_memory`` seconds after the last failure.
+  are forgotten ``access.failure_memory`` seconds after the last failure.  In a
+  cluster each node tells the others of its failures (``observers``,
+  ``failed_elsewhere``), so the delays grow with the site's failures, not a node's.
 * ``RegistrationLimit`` counts the accounts made from each address in the last hour,
   in the database (shared by the nodes of a cluster), not in memory.
 * ``RefusalLog`` keeps the refusals themselves from flooding the operator's log.
@@ -76,6 +78,9 @@ class LoginThrottle:
         self.limits = limits
         self._addresses: OrderedDict[str, _Record] = OrderedDict()
         self._accounts: OrderedDict[str, _Record] = OrderedDict()
+        # Told (address, account) of every failure here: the other nodes of a cluster
+        # count it too (``failed_elsewhere``).
+        self.observers: list[Callable[[str, str], object]] = []
 
     def delay(self, count: int) -> float:
         """Seconds between turns after ``count`` failures (or attempts in flight).
@@ -122,6 +127,9 @@ class LoginThrottle:
             if failed:
                 record.failures += 1
                 record.last_failure = now
+        if failed:
+            for observer in self.observers:
+                observer(attempt.address, attempt.account)
         if not failed and attempt.started:
             account = self._accounts.get(attempt.account)
             if account is not None:  # the owner: those before him no longer count
@@ -138,6 +146,22 @@ class LoginThrottle:
                 if address.timer is not None and address.timer.active():
                     address.timer.cancel()
                 self._serve(address)
+
+    def failed_elsewhere(self, address: str, account: str) -> None:
+        """A failure another node of the site saw: it counts here as well, and the next
+        attempts from the address and on the account wait as after one of ours, so
+        a guesser spread over the nodes by a load balancer is no faster than on one."""
+        now = self.clock.seconds()
+        for ledger, key in ((self._addresses, address), (self._accounts, account)):
+            record = self._record(ledger, key)
+            record.failures += 1
+            record.last_failure = now
+            if ledger is self._addresses:
+                wait = self.delay(self._address_count(record))
+            else:
+                wait = min(self.delay(record.failures + record.in_flight),
+                           self.limits.account_delay_max)
+            record.next_turn = max(record.next_turn, now + wait)
 
     def failures(self, address: str) -> int:
         """Recent failures from ``address``."""

@@ -90,3 +90,31 @@ async def test_a_users_rate_limits_follow_him_to_another_node(
         await bob.expect("17 hi")
     finally:
         await site.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_failed_logins_count_on_every_node(tmp_path: Path, redis_url: str) -> None:
+    """A guesser whom the load balancer spreads over the nodes meets the delays of all
+    his failures on each node, as on one server."""
+    site = Site(tmp_path, redis_url, nodes=2)
+    site.settings_overrides = {"access.login_free_failures": 1}
+    await site.start()
+    site.create_account("alice")
+    throttles = [service.shared.throttle for service in site.services]
+    try:
+        for number in range(3):
+            guesser = await site.connect("guess", (number + 1) % 2)  # 1, 0, 1
+            guesser.send(f"login test 1008 alice wrong{number}")
+            await site.waits.until(
+                lambda number=number: all(t.failures("127.0.0.1") == number + 1
+                                          for t in throttles),
+                lambda: f"failures {[t.failures('127.0.0.1') for t in throttles]}")
+            guesser.hang_up()
+        # The next attempt on node 0 waits as after its own third failure (made on
+        # node 1): 4 s after it, with one free failure.
+        address = throttles[0]._addresses["127.0.0.1"]
+        assert throttles[0].delay(3) == 4.0
+        assert address.next_turn >= address.last_failure + 4.0
+        assert throttles[0]._accounts["alice"].failures == 3
+    finally:
+        await site.stop()
