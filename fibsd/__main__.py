@@ -5,10 +5,10 @@ one of its operator commands: ``fibsd backup FILE``, ``fibsd admin ...``,
 The server options serve ``twistd -n fibsd`` too (through the plugin in
 ``fibsd/twistd_plugins/``), which calls ``makeService``; twistd then logs with its own
 ``--logfile``.  Ctrl-C and SIGTERM stop the reactor; the service then says goodbye to
-every connection and closes the database.  SIGHUP reloads what can change without a
-restart (``FibsService.reload``: the log file, MOTD, help, bans, TLS certificate).  A second Ctrl-C or SIGTERM while that runs
+every connection and closes the database.  A second Ctrl-C or SIGTERM while that runs
 changes nothing (Twisted would log a ``ReactorNotRunning`` traceback for it);
-stragglers are cut off after a grace period.
+stragglers are cut off after a grace period.  SIGHUP reloads what can change without a
+restart (``FibsService.reload``: the log file, MOTD, help, bans, TLS certificate).
 """
 
 from __future__ import annotations
