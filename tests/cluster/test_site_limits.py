@@ -52,8 +52,8 @@ async def test_registrations_from_one_address_count_across_nodes(
 
 @pytest_twisted.ensureDeferred
 async def test_a_users_rate_limits_follow_him_to_another_node(
-        tmp_path: Path, redis_url: str) -> None:
-    site = Site(tmp_path, redis_url, nodes=2)
+        tmp_path: Path, redis_url: str, postgres_url: str) -> None:
+    site = Site(tmp_path, redis_url, nodes=2, database=postgres_url)
     site.settings_overrides = {"limits.shouts_per_minute": 2,
                                "archive.exports_per_minute": 1}
     await site.start()
@@ -93,10 +93,11 @@ async def test_a_users_rate_limits_follow_him_to_another_node(
 
 
 @pytest_twisted.ensureDeferred
-async def test_failed_logins_count_on_every_node(tmp_path: Path, redis_url: str) -> None:
+async def test_failed_logins_count_on_every_node(tmp_path: Path, redis_url: str,
+                                                 postgres_url: str) -> None:
     """A guesser whom the load balancer spreads over the nodes meets the delays of all
     his failures on each node, as on one server."""
-    site = Site(tmp_path, redis_url, nodes=2)
+    site = Site(tmp_path, redis_url, nodes=2, database=postgres_url)
     site.settings_overrides = {"access.login_free_failures": 1}
     await site.start()
     site.create_account("alice")
