@@ -51,7 +51,8 @@ _log = Logger()
 MATCH_COMMANDS = frozenset({
     "roll", "move", "off", "double", "redouble", "accept", "reject", "resign", "beaver",
     "raccoon", "leave", "claim"})
-# Commands about the match played, or else watched.  (``join``, ``watch``, ``look``,
+# Commands about the match played, or else watched (``fairdice <number>`` is not: a
+# finished match, read on the user's own node).  (``join``, ``watch``, ``look``,
 # ``oldboard`` and ``oldmoves`` go where the match or invitation they name is: ``_where``.)
 VIEW_COMMANDS = frozenset({"board", "pip", "fairdice"})
 
