@@ -31,10 +31,11 @@ from twisted.python.failure import Failure
 from fibsd.cluster import messages as m
 from fibsd.cluster.broker import Broker
 from fibsd.cluster.remote import RemoteRolls, RemoteSession
-from fibsd.server import commands, ratelimit
+from fibsd.server import commands
 from fibsd.server.commands.listings import running_games
 from fibsd.server.commands.play import Invitation
 from fibsd.server.match import live_match
+from fibsd.server.ratelimit import adopt, levels
 from fibsd.server.session import COMMAND_FAILED
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
@@ -435,12 +436,12 @@ class ClusterNode:
     def _hand_over_limits(self, name: str) -> None:
         """``name`` is no longer a user of this node: the others get his rate-limit
         buckets that are not full, so a move to another node refills none."""
-        levels = ratelimit.levels(self.lobby, name)
-        if levels:
-            self.broadcast(["rl", name, levels])
+        tokens = levels(self.lobby, name)
+        if tokens:
+            self.broadcast(["rl", name, tokens])
 
-    def _limits(self, sender: str, name: str, levels: dict[str, float]) -> None:
-        ratelimit.adopt(self.lobby, name, levels, self.services.settings)
+    def _limits(self, sender: str, name: str, tokens: dict[str, float]) -> None:
+        adopt(self.lobby, name, tokens, self.services.settings)
 
     def _login_failed(self, sender: str, address: str, account: str) -> None:
         self.services.throttle.failed_elsewhere(address, account)
