@@ -119,3 +119,30 @@ async def test_failed_logins_count_on_every_node(tmp_path: Path, redis_url: str,
         assert throttles[0]._accounts["alice"].failures == 3
     finally:
         await site.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_fairdice_of_a_finished_match_counts_on_the_players_own_node(
+        tmp_path: Path, redis_url: str) -> None:
+    """``fairdice <number>`` reads the database: it runs, and is counted, where the
+    user is, even while his match lives on another node (it used to be forwarded there
+    and counted in that node's buckets, a second allowance)."""
+    site = Site(tmp_path, redis_url, nodes=2)
+    site.dice.add([(3, 1), (6, 6), (5, 2), (4, 4)])
+    await site.start()
+    try:
+        bob = await site.login("bob", node=0)
+        alice = await site.login("alice", node=1)
+        for player in (bob, alice):
+            player.send("toggle ready")
+            await player.expect(lambda line: line.startswith("** You're now ready"))
+        bob.send("invite alice 1")
+        await alice.expect("Type 'join bob' to accept.")
+        alice.send("join bob")  # the match lives on bob's node
+        await alice.expect(lambda line: line.startswith("board:"))
+        alice.send("fairdice 1")
+        await alice.expect("** There is no finished match 1.")
+        assert "fairdice_per_minute" in ratelimit.levels(site.lobby(1), "alice")
+        assert "fairdice_per_minute" not in ratelimit.levels(site.lobby(0), "alice")
+    finally:
+        await site.stop()
