@@ -8,7 +8,11 @@ guards the game port (protocol/access.md, protocol/web.md):
   port's and the game ports' caps together below the open-file limit).  One more is
   answered ``503`` before anything is read and closed.  A full port first makes room:
   the oldest connection of the address holding most of them is cut, if that address
-  holds more than the newcomer's would.  A WebSocket connection whose player has
+  holds more than the newcomer's would.  The ``503`` costs a file until it is sent,
+  and the reactor accepts connections in bursts of a hundred or more: while
+  ``BUSY_AT_ONCE`` of them wait to be sent, further refusals are closed at once,
+  unanswered, so that a flood never takes the files the caps keep free.  A WebSocket
+  connection whose player has
   logged in no longer counts against its address (a club behind one address may all
   play), only in all.
 * A request must arrive whole, request line, headers and body, within
@@ -48,6 +52,9 @@ _log = Logger()
 # Seconds a connection that was answered 408 or 413 may take to read it before it is
 # dropped without more ado.
 LINGER = 5.0
+# Refused connections answered 503 and not yet closed; beyond, refusals get no answer.
+# Well below ``access.fd_reserve``.
+BUSY_AT_ONCE = 16
 
 
 def _plain(status: str, text: str) -> bytes:
@@ -82,6 +89,7 @@ class WebGate(WrappingFactory):
         self.is_player = is_player  # a protocol that took over (a WebSocket) and logged in
         # Per address, its connections in the order they came (a dict keeps it).
         self._by_address: dict[str, dict[GatedConnection, None]] = {}
+        self.busy = 0  # refused connections still being answered 503
         site.requestFactory = GatedRequest
         site.max_body = limits.max_body
         site.timeOut = None  # ours below: whole requests, not bytes
@@ -97,7 +105,9 @@ class WebGate(WrappingFactory):
         if limit is not None:
             self.log_refusal("connection from {address} refused ({limit}; {count} since the "
                              "last report)", "connection_refused", limit, host, key)
-            return _Busy()
+            if self.busy >= BUSY_AT_ONCE:
+                return None  # the port closes the socket at once
+            return _Busy(self)
         wrapped = self.wrappedFactory.buildProtocol(addr)
         return None if wrapped is None else GatedConnection(self, wrapped, host, key)
 
@@ -155,10 +165,17 @@ class WebGate(WrappingFactory):
 class _Busy(Protocol):
     """A connection the caps refuse: ``503``, closed, nothing read."""
 
+    def __init__(self, gate: WebGate) -> None:
+        self.gate = gate
+
     def connectionMade(self) -> None:
         assert self.transport is not None
+        self.gate.busy += 1
         self.transport.write(BUSY)
         self.transport.loseConnection()
+
+    def connectionLost(self, reason: Any = None) -> None:
+        self.gate.busy -= 1
 
 
 class GatedConnection(ProtocolWrapper):
