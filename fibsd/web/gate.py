@@ -49,8 +49,9 @@ from fibsd.config import Web
 
 _log = Logger()
 
-# Seconds a connection that was answered 408 or 413 may take to read it before it is
-# dropped without more ado.
+# Seconds a connection answered 408 or 413 is given to read the answer: what it sends
+# meanwhile is thrown away unread (closing at once, with its bytes unread, would reset
+# the connection and lose the answer); then it is dropped.
 LINGER = 5.0
 # Refused connections answered 503 and not yet closed; beyond, refusals get no answer.
 # Well below ``access.fd_reserve``.
@@ -191,12 +192,15 @@ class GatedConnection(ProtocolWrapper):
         self._timer: IDelayedCall | None = None
         self._reading = False  # a request has begun and is not yet whole
         self._answering: Request | None = None  # the request being answered
+        self._discarding = False  # answered 408 or 413: input is thrown away
 
     def makeConnection(self, transport: Any) -> None:
         super().makeConnection(transport)
         self._start(self.factory.limits.idle_timeout, self._idle)
 
     def dataReceived(self, data: bytes) -> None:
+        if self._discarding:
+            return
         if self._answering is None and not self._reading:
             self._reading = True
             self._start(self.factory.limits.request_timeout, self._too_slow)
@@ -234,11 +238,16 @@ class GatedConnection(ProtocolWrapper):
         self.loseConnection()
 
     def _close(self, answer: bytes) -> None:
-        """Answer with a whole response of our own and close; a client that does not
-        read it is dropped after ``LINGER`` seconds."""
+        """Answer with a whole response of our own, close our side and throw away what
+        still comes until the client closes, for at most ``LINGER`` seconds."""
         self._stop()
+        self._discarding = True
         self.write(answer)
-        self.loseConnection()
+        half_close = getattr(self.transport, "loseWriteConnection", None)
+        if half_close is not None:
+            half_close()
+        else:
+            self.loseConnection()
         self._start(LINGER, self.abortConnection)
 
     def _start(self, seconds: float, then: Callable[[], object]) -> None:
