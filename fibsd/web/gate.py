@@ -49,10 +49,13 @@ from fibsd.config import Web
 
 _log = Logger()
 
-# Seconds a connection answered 408 or 413 is given to read the answer: what it sends
-# meanwhile is thrown away unread (closing at once, with its bytes unread, would reset
-# the connection and lose the answer); then it is dropped.
+# Seconds a connection answered 408 or 413 is given to read the answer, then it is
+# dropped.  Closing at once, with the client's bytes unread, would reset the connection
+# and lose the answer; so up to ``DISCARD`` bytes more are read and thrown away, then
+# the socket is no longer read (a client that goes on sending stalls; reading 2 GB
+# only to throw it away would cost the server a core).
 LINGER = 5.0
+DISCARD = 1 << 18
 # Refused connections answered 503 and not yet closed; beyond, refusals get no answer.
 # Well below ``access.fd_reserve``.
 BUSY_AT_ONCE = 16
@@ -193,6 +196,7 @@ class GatedConnection(ProtocolWrapper):
         self._reading = False  # a request has begun and is not yet whole
         self._answering: Request | None = None  # the request being answered
         self._discarding = False  # answered 408 or 413: input is thrown away
+        self._discarded = 0
 
     def makeConnection(self, transport: Any) -> None:
         super().makeConnection(transport)
@@ -200,6 +204,9 @@ class GatedConnection(ProtocolWrapper):
 
     def dataReceived(self, data: bytes) -> None:
         if self._discarding:
+            self._discarded += len(data)
+            if self._discarded > DISCARD:
+                self.pauseProducing()
             return
         if self._answering is None and not self._reading:
             self._reading = True
