@@ -1,6 +1,6 @@
 """Abuse drills against the web port (issue 19), re-run on loopback, bounded.
 
-    .venv/bin/python benchmarks/abuse_web.py [--connections 1100] [--hold 20]
+    .venv/bin/python benchmarks/abuse_web.py [--connections 1100] [--hold 20] [drill ...]
 
 A fresh database and a fibsd server in its own process with the shipped limits
 (config/fibsd.toml, the web face on) and an open-file limit of 1024, as under systemd's
@@ -13,7 +13,7 @@ loopback addresses of its own (127.0.x.y are all this machine):
 2. slowloris: as many, each sending a request line and then a header line every 5 s.
 3. bodies: 5 connections, from 5 addresses, POST with ``Content-Length: 2000000000``
    again and again for ``--hold`` seconds, each sending its body as fast as the server
-   reads it until the answer comes; the temporary directory's usage before and after.
+   reads it until the answer comes; what the server wrote to disk meanwhile.
 4. live: one address opens 210 ``/live/<player>/events`` streams and holds them.
 
 During each: a page (``/ratings``) from another address and a game login from another
@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import os
 import resource
-import shutil
 import sys
 import tempfile
 import time
@@ -75,6 +74,14 @@ async def web_get(port: int, host: str, path: str = "/ratings") -> tuple[str, fl
     data = await read_until(reader, (b"\r\n",), 30)
     writer.close()
     return data.split(b"\r\n")[0].decode() or "no answer", time.monotonic() - started
+
+
+def disk_writes(server: ServerProcess) -> int:
+    """Bytes the server process caused to be written to storage (temporary files too)."""
+    for line in Path(f"/proc/{server.process.pid}/io").read_text().splitlines():
+        if line.startswith("write_bytes:"):
+            return int(line.split()[1])
+    return 0
 
 
 def open_files(server: ServerProcess) -> int:
@@ -172,7 +179,7 @@ async def drill_flood(server: ServerProcess, probe: Probe, count: int, hold: flo
 async def drill_bodies(server: ServerProcess, probe: Probe, hold: float) -> bool:
     usage = Usage(server)
     started = time.monotonic()
-    temp = shutil.disk_usage(tempfile.gettempdir()).used
+    written = disk_writes(server)
 
     async def post(n: int) -> tuple[float, int, bytes]:
         reader, writer = await connect(server.web_port, ADDRESSES[n])
@@ -181,7 +188,7 @@ async def drill_bodies(server: ServerProcess, probe: Probe, hold: float) -> bool
                      b"Content-Length: 2000000000\r\n\r\n")
         sent = 0
         chunk = b"x" * 65536
-        reply = asyncio.ensure_future(read_until(reader, (b"\n\n", b"here.\n"), 30))
+        reply = asyncio.ensure_future(read_until(reader, (b"here.\n", b"later.\n"), 30))
         while not reply.done() and sent < 2_000_000_000:
             writer.write(chunk)
             sent += len(chunk)
@@ -203,19 +210,20 @@ async def drill_bodies(server: ServerProcess, probe: Probe, hold: float) -> bool
 
     results = [one for each in await asyncio.gather(*(again(n) for n in range(5)))
                for one in each]
-    grown = shutil.disk_usage(tempfile.gettempdir()).used - temp
+    written = disk_writes(server) - written
     statuses: dict[bytes, int] = {}
     for _, _, status in results:
         statuses[status] = statuses.get(status, 0) + 1
     times = [seconds for seconds, _, _ in results]
-    print(f"3. 2 GB POSTs, 5 at a time for {hold:.0f} s: {len(results)} sent; answers "
+    print(f"3. 2 GB POSTs, 5 at a time for {hold:.0f} s, a new connection each: "
+          f"{len(results)} sent; answers "
           + ", ".join(f"{n} x {status.decode()!r}" for status, n in statuses.items())
           + f"; answered in p50 {percentile(times, 0.5) * 1000:.0f} ms, max "
           f"{max(times) * 1000:.0f} ms; body written by the clients before the answer: "
           f"{sum(sent for _, sent, _ in results) / 2**20:.0f} MB in all, at most "
           f"{max(sent for _, sent, _ in results) / 2**20:.1f} MB per POST")
-    print(f"   the temporary directory's disk grew by {grown / 2**20:.1f} MB (other "
-          f"processes included)")
+    print(f"   the server wrote {written / 2**20:.1f} MB to disk meanwhile (/proc/PID/io "
+          f"write_bytes: the database and the log included)")
     line, ok = await during(server, "bodies")
     print(line)
     print(f"   {probe.report(started)}")
@@ -269,10 +277,16 @@ async def run(options: argparse.Namespace) -> int:
         started = time.monotonic()
         await asyncio.sleep(options.hold)
         print(f"0. quiet: {probe.report(started)}")
-        held.append(await drill_flood(server, probe, options.connections, options.hold, False))
-        held.append(await drill_flood(server, probe, options.connections, options.hold, True))
-        held.append(await drill_bodies(server, probe, options.hold))
-        held.append(await drill_live(server, probe, options.hold))
+        if "idle" in options.drills:
+            held.append(await drill_flood(server, probe, options.connections, options.hold,
+                                          False))
+        if "slowloris" in options.drills:
+            held.append(await drill_flood(server, probe, options.connections, options.hold,
+                                          True))
+        if "bodies" in options.drills:
+            held.append(await drill_bodies(server, probe, options.hold))
+        if "live" in options.drills:
+            held.append(await drill_live(server, probe, options.hold))
     finally:
         probe.task.cancel()
         server.stop()
@@ -287,6 +301,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--connections", type=int, default=1100)
     parser.add_argument("--hold", type=float, default=20)
+    parser.add_argument("drills", nargs="*", default=["idle", "slowloris", "bodies", "live"])
     sys.exit(asyncio.run(run(parser.parse_args())))
 
 

@@ -28,7 +28,9 @@ from fibsd.web.gate import GatedConnection, WebGate
 from fibsd.web.health import Health
 from fibsd.web.sources import Archive
 from tests.server.test_app import _Recorder as Stream
+from tests.server.test_match_restart import Bot
 from tests.web.conftest import Reply, Web, start_web, stop_web
+from tests.web.ws_client import open_socket, ws_connect
 
 
 @pytest.fixture
@@ -328,4 +330,36 @@ async def test_metrics_answer_only_the_allowed_addresses(database: Path,
         assert (await get_from(web, "/metrics", "127.0.0.2")).code == 200
         assert (await get_from(web, "/metrics", "127.0.0.1")).code == 404
     finally:
+        await stop_web(web)
+
+
+@pytest_twisted.ensureDeferred
+async def test_websockets_count_per_address_until_their_player_logs_in(
+        database: Path, match_ids: list[int]) -> None:
+    web = await start_web(database, **{"web.connections_per_address": 2})
+    gate = web.service.web_gate
+    port = web.http.getHost().port
+    sockets = []
+    try:
+        alice, alice_socket = await ws_connect(port, "alice")  # a player: not counted
+        sockets.append(alice_socket)
+        waiting = await open_socket(port, Bot("guest"))  # at the login prompt: counted
+        sockets.append(waiting)
+        sockets.append(await open_socket(port, Bot("guest")))
+        await until(lambda: gate.count == 3)
+        refused = await connect(web)
+        await refused.lost
+        assert refused.data.startswith(b"HTTP/1.1 503 ")
+        waiting.sendClose(1000)
+        await waiting.closed
+        await until(lambda: gate.count == 2)
+        bob, bob_socket = await ws_connect(port, "bob")
+        sockets.append(bob_socket)
+        assert gate.count == 3
+        assert alice.transport is not None
+    finally:
+        for socket in sockets:
+            if socket.state != socket.STATE_CLOSED:
+                socket.sendClose(1000)
+                await socket.closed
         await stop_web(web)
