@@ -296,24 +296,25 @@ class GatedRequest(Request):
         self._refused = True
         # No "100 Continue" after the refusal (the channel looks for Expect next).
         self.requestHeaders.removeHeader(b"expect")
-        connection = self.channel.transport
-        if isinstance(connection, GatedConnection):
-            connection.refuse_body()
-        else:  # a site listened on without the gate (tests of the pages alone)
-            connection.write(TOO_LARGE)
-            connection.loseConnection()
+        self._connection().refuse_body()
 
     def requestReceived(self, command: bytes, path: bytes, version: bytes) -> None:
         if self._refused:  # the (short) body came in the same read: already answered
             return
-        connection = self.channel.transport
-        if isinstance(connection, GatedConnection):
-            connection.request_read(self)
+        self._connection().request_read(self)
         super().requestReceived(command, path, version)
+
+    def _connection(self) -> GatedConnection:
+        """The gate's wrapper around this request's channel (``WebGate`` makes the
+        site's requests of this class, so there always is one)."""
+        connection = self.channel.transport
+        assert isinstance(connection, GatedConnection)
+        return connection
 
 
 def address_key(request: Request) -> str:
-    """What per-address limits count ``request`` by: its connection's address group."""
+    """What per-address limits count ``request`` by: its connection's address group
+    (the peer's address once the connection is gone)."""
     channel = getattr(request, "channel", None)
     connection = getattr(channel, "transport", None)
     if isinstance(connection, GatedConnection):
