@@ -12,12 +12,11 @@ guards the game port (protocol/access.md, protocol/web.md):
   and the reactor accepts connections in bursts of a hundred or more: while
   ``BUSY_AT_ONCE`` of them wait to be sent, further refusals are closed at once,
   unanswered, so that a flood never takes the files the caps keep free.  A WebSocket
-  connection whose player has
-  logged in no longer counts against its address (a club behind one address may all
-  play), only in all.
+  connection whose player has logged in no longer counts against its address (a club
+  behind one address may all play), only in all.
 * A request must arrive whole, request line, headers and body, within
   ``[web] request_timeout`` seconds of its first byte (``408``, then the connection
-  closes): twisted.web's own timeout restarts with every byte, so a client sending a
+  closes, ``LINGER`` below): twisted.web's own timeout restarts with every byte, so a client sending a
   header line every few seconds could hold a connection for ever.  A connection
   waiting for its next request is closed after ``[web] idle_timeout`` seconds.  While
   a request is answered (a live board streams for hours, a WebSocket plays) neither
