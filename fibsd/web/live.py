@@ -8,7 +8,8 @@ game action does not grow with the number of viewers' connections beyond one wri
 each, and nothing in the server has to know about the web.  The timer runs only while
 someone views.  At most ``limit`` streams are open at once (``web_live_viewers``),
 and at most ``per_address`` from one address (``[web] live_per_address``), so that
-one address cannot take them all; a comment line every ``KEEPALIVE`` seconds finds connections that went away.
+one address cannot take them all; a comment line every ``KEEPALIVE`` seconds finds
+connections that went away.
 """
 
 from __future__ import annotations

@@ -252,7 +252,7 @@ class WebFace(Resource):
         matches = await self.archive.recent_finished_matches(
             name, self.page_size + 1, (page - 1) * self.page_size)
         if user is None and not matches:
-            raise NotFound("No such player." if page == 1 else "No such page.")
+            raise NotFound("No such player.")
         if page > 1 and not matches:
             raise NotFound("No such page.")
         rating = user.rating if user is not None else None
