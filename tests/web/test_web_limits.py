@@ -22,14 +22,17 @@ from twisted.internet.testing import StringTransport
 from twisted.logger import globalLogPublisher
 from twisted.web.client import Agent, readBody
 
-from fibsd.config import Web as WebLimits
+from fibsd.app import FibsService
+from fibsd.config import ConfigError, Web as WebLimits
 from fibsd.server.access import RefusalLog
 from fibsd.web.gate import GatedConnection, WebGate
 from fibsd.web.health import Health
 from fibsd.web.sources import Archive
+from tests.helpers import make_settings
 from tests.server.test_app import _Recorder as Stream
 from tests.server.test_match_restart import Bot
 from tests.web.conftest import Reply, Web, start_web, stop_web
+from tests.web.test_web_flood import free_port
 from tests.web.ws_client import open_socket, ws_connect
 
 
@@ -363,3 +366,33 @@ async def test_websockets_count_per_address_until_their_player_logs_in(
                 socket.sendClose(1000)
                 await socket.closed
         await stop_web(web)
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_web_port_listens_on_its_own_interface(database: Path,
+                                                         match_ids: list[int]) -> None:
+    web_port = free_port()
+    service = FibsService(make_settings(port=0, interface="127.0.0.1", database=str(database),
+                                        web_port=web_port, **{"web.interface": "127.0.0.2"}),
+                          reactor)
+    service.startService()
+    try:
+        await service.listening
+        assert service.port is not None and service.port.getHost().host == "127.0.0.1"
+        assert service.web_port is not None
+        assert (service.web_port.getHost().host, service.web_port.getHost().port) == (
+            "127.0.0.2", web_port)
+        response = await Agent(reactor).request(
+            b"GET", f"http://127.0.0.2:{web_port}/healthz".encode())
+        assert (response.code, await readBody(response)) == (200, b"ok\n")
+    finally:
+        await service.stopService()
+
+
+def test_metrics_from_takes_addresses_and_networks_only() -> None:
+    assert make_settings(**{"web.metrics_from": ["10.0.0.0/8", "::1"]}).web.metrics_from == (
+        "10.0.0.0/8", "::1")
+    with pytest.raises(ConfigError) as error:
+        make_settings(**{"web.metrics_from": ["localhost"]})
+    assert str(error.value) == ("web.metrics_from: 'localhost' is not an IP address or "
+                                "network (203.0.113.0/24, ::1)")
