@@ -271,7 +271,11 @@ def connection_caps(settings: Settings, open_files: int) -> tuple[int, int]:
     >>> from fibsd.config import Settings
     >>> connection_caps(Settings(), 1024), connection_caps(Settings(web_port=0), 1024)
     ((720, 240), (960, 240))
+    >>> connection_caps(Settings(), -1)
+    (786384, 262128)
     """
+    if open_files < 0:  # RLIM_INFINITY (not on Linux): as Linux's largest, nr_open
+        open_files = 1 << 20
     spare = max(2, open_files - settings.access.fd_reserve)
     web = settings.web.max_connections or max(1, spare // 4)
     game = spare - web if settings.web_port else spare

@@ -24,7 +24,7 @@ from twisted.web.client import Agent, readBody
 
 from fibsd.app import FibsService
 from fibsd.config import ConfigError, Web as WebLimits
-from fibsd.server.access import RefusalLog
+from fibsd.server.access import RefusalLog, connection_caps
 from fibsd.web.gate import GatedConnection, WebGate
 from fibsd.web.health import Health
 from fibsd.web.sources import Archive
@@ -396,3 +396,13 @@ def test_metrics_from_takes_addresses_and_networks_only() -> None:
         make_settings(**{"web.metrics_from": ["localhost"]})
     assert str(error.value) == ("web.metrics_from: 'localhost' is not an IP address or "
                                 "network (203.0.113.0/24, ::1)")
+
+
+def test_the_web_port_and_the_game_ports_share_the_open_files() -> None:
+    assert connection_caps(make_settings(web_port=8080), 1024) == (720, 240)
+    assert connection_caps(make_settings(web_port=8080), 65536) == (49104, 16368)
+    assert connection_caps(make_settings(web_port=0), 1024) == (960, 240)  # no web port
+    assert connection_caps(make_settings(web_port=8080, **{"web.max_connections": 100}),
+                           1024) == (860, 100)
+    assert connection_caps(make_settings(web_port=8080, **{"access.max_connections": 50}),
+                           1024) == (50, 240)
