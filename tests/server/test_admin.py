@@ -456,3 +456,28 @@ def test_an_account_changed_mid_match_is_kicked_first_and_leaves_no_ghost(
     assert server.store.finished_matches("alice") == []
     assert server.store.saved_matches("alice") == []
     assert [m.winner for m in server.store.finished_matches("bob")] == ["alice"]
+
+
+def test_the_command_line_refuses_to_change_an_account_logged_in(tmp_path: Path) -> None:
+    """Issue 19: the shell cannot reach the server's sessions, so it does not rename or
+    delete an account the database shows logged in (a ghost session would go on)."""
+    database = tmp_path / "fibsd.sqlite"
+    store = SQLiteStore(database)
+    for name in ("alice", "bob"):
+        store.create_user(name, "h", 1)
+    store.record_login("alice", 1_700_000_000, "10.0.0.1")
+    store.record_login("bob", 1_700_000_000, "10.0.0.2")
+    store.record_logout("bob", 1_700_000_000)  # the same second: logged out
+    store.close()
+    refusal = ("fibsd admin: alice is logged in (since Tue Nov 14 22:13:20 2023 UTC): type "
+               "'admin {0} alice ...' in the server (it kicks him first); if no server is "
+               "running, add --force (fibsd admin --force {0} ...)\n")
+    assert run(database, "delete", "alice") == (1, "", refusal.format("delete"))
+    assert run(database, "rename", "alice", "Zoe") == (1, "", refusal.format("rename"))
+    assert run(database, "rename", "bob", "Bobby") == (0, "Renamed bob to Bobby.\n", "")
+    assert run(database, "--force", "delete", "alice") == (0, "Deleted the account alice.\n", "")
+    store = SQLiteStore(database)
+    try:
+        assert [a.action for a in store.admin_log(10)] == ["rename", "delete"]
+    finally:
+        store.close()
