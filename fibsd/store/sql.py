@@ -72,9 +72,9 @@ _ACCOUNT = "coalesce((SELECT id FROM users WHERE name = ?), 0)"
 
 
 def _played(side: str) -> str:
-    """The condition that a player (given twice: his name, twice) was the ``side``
-    ("winner" or "loser") of a finished match: the name, and the same account or
-    none.  The name comes first, so each side's (name, finished) index finds the rows."""
+    """The condition that a player was the ``side`` ("winner" or "loser") of a finished
+    match: the same name, and the same account or none.  Both placeholders take his
+    name; the name comes first, so the side's (name, finished) index finds the rows."""
     return f"({side} = ? AND coalesce({side}_id, 0) = {_ACCOUNT})"
 
 
