@@ -140,6 +140,9 @@ class FibsService(MultiService):
 
     def startService(self) -> None:
         super().startService()
+        # argon2's backend is loaded now, in the pool, not by the first registrations
+        passwords.warm_up().addErrback(
+            lambda failure: log.failure("argon2 could not be loaded", failure))
         self.metrics.start()
         d = self._endpoint(self.settings.port).listen(self._listener(self.factory))
         if self.settings.web_port:
