@@ -147,7 +147,18 @@ def migrate_3(cursor: Cursor) -> None:
 
 
 def migrate_4(cursor: Cursor) -> None:
-    """Registrations of the last hour by network (SQLite's migration 4)."""
+    """Finished matches belong to the accounts that played them (SQLite's migration 4:
+    ``winner_id``/``loser_id``, back-filled where the account of the name was created
+    before the match finished)."""
+    for side in ("winner", "loser"):
+        cursor.execute(f"ALTER TABLE finished_matches ADD COLUMN {side}_id BIGINT")
+        cursor.execute(
+            f"UPDATE finished_matches AS f SET {side}_id = u.id FROM users AS u"
+            f" WHERE u.name = f.{side} AND u.created <= f.finished")
+
+
+def migrate_5(cursor: Cursor) -> None:
+    """Registrations of the last hour by network (SQLite's migration 5)."""
     for statement in (
         """CREATE TABLE registrations (
             network TEXT COLLATE "C" NOT NULL,
