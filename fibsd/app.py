@@ -8,6 +8,7 @@ thread finish what is queued and closes the store.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,12 @@ from fibsd.server.dbthread import DatabaseThread
 from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
 from fibsd.server.lobby_view import LobbyView
+from fibsd.server.match import database_down
 from fibsd.server.protocol import FibsFactory
 from fibsd.server.proxy_header import ProxyHeaderFactory
 from fibsd.server.session import PasswordHasher, Services
 from fibsd.server.websocket import websocket_resource
-from fibsd.store.opening import open_store, shown
+from fibsd.store.opening import Timeouts, open_store, shown
 from fibsd.web.metrics import Metrics
 from fibsd.web.pages import make_site
 from fibsd.wire import clip
@@ -99,11 +101,17 @@ class FibsService(MultiService):
             reactor = global_reactor
         self.reactor = reactor
         self.settings = settings
-        self.db = DatabaseThread(open_store(settings.database), reactor)
+        db = settings.db
+        timeouts = Timeouts(db.connect_timeout, db.statement_timeout_ms, db.keepalives_idle,
+                            db.keepalives_interval, db.keepalives_count)
+        self.db = DatabaseThread(open_store(settings.database, timeouts), reactor,
+                                 stall_ms=db.stall_ms, retry_max_ms=db.retry_max_ms,
+                                 statement_timeout_ms=db.statement_timeout_ms)
         self.db.setServiceParent(self)
         self.shared = build_services(settings, self.db, Argon2Passwords(settings.passwords),
                                        reactor)
         self.shared.stop = reactor.stop  # `admin shutdown`; the stop triggers stopService
+        self.db.on_down(partial(database_down, self.shared.lobby))  # matches say they wait
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
         self.port: IListeningPort | None = None
         self.listening: Deferred[IListeningPort] = Deferred()

@@ -126,6 +126,11 @@ class SQLiteStore(SQLStore):
             cursor.execute(f"DELETE FROM {table} WHERE {where}", parameters)
         return rows
 
+    def interrupt(self) -> None:
+        """From any thread: end the statement under way (SQLite's own interrupt); the
+        database thread's watchdog calls it for a call that runs far too long."""
+        self._conn.interrupt()
+
     def checkpoint(self) -> None:
         """Copy committed pages from the WAL into the database file (a PASSIVE
         checkpoint: it never blocks a writer, nor waits for one).  Runs on its own
