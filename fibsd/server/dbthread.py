@@ -292,7 +292,8 @@ class DatabaseThread(Service):
         for outcome in outcomes:
             error = outcome.value if isinstance(outcome, Failure) else outcome
             if isinstance(error, OUTAGES) and not job.probe:
-                self._went_down(str(error).strip() or type(error).__name__)
+                if self._went_down(str(error).strip() or type(error).__name__):
+                    self._tell_down()
                 break
         if isinstance(result, Failure):
             job.deferred.errback(result)
@@ -330,6 +331,7 @@ class DatabaseThread(Service):
         ran = time.monotonic() - job.started
         if ran >= self._stall and self._hung is not job:
             self._hung = job
+            new = self._went_down(f"no answer for {ran:.1f} s")
             with self._job_lock:
                 waiting = [other for other in self._queue
                            if other is not job and other.started is None and not other.refused]
@@ -338,22 +340,27 @@ class DatabaseThread(Service):
             for other in waiting:
                 self._failed_while_down += 1
                 other.deferred.errback(DatabaseDown("the database does not answer"))
-            self._went_down(f"no answer for {ran:.1f} s")
+            if new:
+                self._tell_down()
         if ran >= self._deadline and not job.interrupted:
             job.interrupted = True
             interrupt = getattr(self._store, "interrupt", None)
             if callable(interrupt):
                 interrupt()
 
-    def _went_down(self, reason: str) -> None:
+    def _went_down(self, reason: str) -> bool:
+        """Count a failure; True when it starts an outage (then ``_tell_down``)."""
         self._failed_while_down += 1
         if self.down:
-            return
+            return False
         self._down_since = time.monotonic()
         self._failed_while_down = 1
         self._next_probe = FIRST_PROBE
         log.error("The database is down: {reason}", event="database_down", reason=reason)
         self._schedule_probe()
+        return True
+
+    def _tell_down(self) -> None:
         for callback in list(self._down_callbacks):
             callback()
 
