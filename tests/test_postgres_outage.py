@@ -23,6 +23,7 @@ import pytest_twisted
 from twisted.internet import reactor
 
 from fibsd.client.bot import Stats
+from fibsd.server.session import DATABASE_DOWN
 from fibsd.store import Unavailable, WriteFailed
 from fibsd.store.opening import Timeouts, open_store
 from fibsd.wire import game_text as text
@@ -169,7 +170,7 @@ async def play_through_outage(tmp_path: Path, server: PostgresServer, database: 
     """A 3-point match of two bots; mid-match the database goes (``halt``) or hangs
     (``freeze``) until both players are told, and comes back; the match plays out."""
     waits = Waits(WAIT)
-    create_accounts(database, ("alice", "bob", "carol"))
+    create_accounts(database, ("alice", "bob", "carol", "dave"))
     node = start_node(waits, write_config(tmp_path, database))
     port = await listening(waits, node)
     try:
@@ -178,6 +179,7 @@ async def play_through_outage(tmp_path: Path, server: PostgresServer, database: 
                 "bob": HeldBot("bob", invite="alice", length=3, matches=1, clock=reactor,
                                stats=stats)}
         c = {name: await log_in(waits, port, name, bots[name]) for name in bots}
+        carol = await log_in(waits, port, "carol")
         await waits.until(lambda: c["alice"].boards() + c["bob"].boards() >= 10,
                           lambda: f"10 boards: alice {c['alice'].received[-10:]}")
         assert not bots["alice"].finished.done, "the match ended before the outage"
@@ -189,9 +191,13 @@ async def play_through_outage(tmp_path: Path, server: PostgresServer, database: 
                               lambda: f"both told: {c['alice'].received[-5:]}"
                                       f" {c['bob'].received[-5:]}")
             waits.limit = WAIT
-            # A login meanwhile is answered, not left hanging.
-            carol = telnet_login(waits, port)
-            await waits.until(lambda: carol.told, lambda: f"carol answered: {carol.data!r}")
+            # A command that reads the database, and a login, are answered meanwhile.
+            carol.send("ratings")
+            down = "** " + DATABASE_DOWN
+            await waits.until(lambda: carol.saw(down), lambda: f"carol: {carol.received[-5:]}")
+            dave = telnet_login(waits, port)
+            await waits.until(lambda: dave.told, lambda: f"dave answered: {dave.data!r}")
+            assert down.encode() in dave.data
         finally:
             (server.restart if outage == "halt" else server.thaw)()
         await waits.until(lambda: all(bot.finished.done for bot in bots.values()),
@@ -207,7 +213,7 @@ async def play_through_outage(tmp_path: Path, server: PostgresServer, database: 
 
 
 class _Login:
-    """A telnet login of carol: ``told`` once the server answers it."""
+    """A CLIP login of dave: ``told`` once the server answers it with a new prompt."""
 
     def __init__(self) -> None:
         self.data = b""
@@ -221,12 +227,12 @@ def telnet_login(waits: Waits, port: int) -> _Login:
 
     class Telnet(Protocol):
         def connectionMade(self) -> None:
-            self.transport.write(b"login test 1008 carol secret\r\n")  # type: ignore[union-attr]
+            self.transport.write(b"login test 1008 dave secret\r\n")  # type: ignore[union-attr]
 
         def dataReceived(self, data: bytes) -> None:
             login.data += data
-            login.told = (b"database is not available" in login.data
-                          or b"\n1 carol " in login.data)
+            login.told = b"login:" in login.data.split(b"\n")[-1] and login.data.count(
+                b"login:") >= 2
             waits.poke()
 
     factory = ClientFactory()
