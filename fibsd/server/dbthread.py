@@ -93,7 +93,9 @@ class _SaveBatch:
         self.closed = False
 
     def answer(self, outcomes: list[BaseException | None] | Failure) -> None:
-        """Fire each waiter, in order, with its own write's outcome."""
+        """Fire each waiter, in order, with its own write's outcome.  A batch answered
+        without being written (refused: the database hangs) takes no more saves."""
+        self.closed = True
         for index, waiter in enumerate(self.waiters):
             outcome = outcomes if isinstance(outcomes, Failure) else outcomes[index]
             if outcome is None:
@@ -461,9 +463,7 @@ class DatabaseThread(Service):
         waiter: Deferred[None] = Deferred()
         self._waiters.append(waiter)
         if not self._stopping:
-            self._stopping = True
-            if self._watchdog.running:
-                self._watchdog.stop()
+            self._stopping = True  # the watchdog goes on: a hung call must not hang the stop
             if self._probe_call is not None and self._probe_call.active():
                 self._probe_call.cancel()
             if self._checkpoints is not None and self._checkpoints.running:
@@ -477,6 +477,8 @@ class DatabaseThread(Service):
         return waiter
 
     def _finish(self, result: None | Failure) -> None:
+        if self._watchdog.running:
+            self._watchdog.stop()
         self._pool.stop()  # the worker is idle now: this join is immediate
         self._finished = True
         waiters, self._waiters = self._waiters, []

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from twisted.internet import reactor
 from twisted.internet.defer import Deferred, gatherResults
 from twisted.logger import globalLogPublisher
 
@@ -53,16 +54,21 @@ def went_down(db: DatabaseThread) -> Deferred[None]:
 async def test_a_hung_call_refuses_the_calls_behind_it_then_the_database_comes_back(
         tmp_path: Path, events: list[dict[str, Any]]) -> None:
     store = SQLiteStore(tmp_path / "fibsd.sqlite")
+    for name in ("alice", "bob"):
+        store.create_user(name, "h", 1)
     db = DatabaseThread(store, stall_ms=200, statement_timeout_ms=60000)
     db.start()
     down = went_down(db)
     gate = threading.Event()
     hung = db.run(lambda _: gate.wait(60))
     queued = db.name_taken("alice")
+    queued_save = db.save_match(SavedMatch("alice", "bob", 1, "refused"))
     await down
     assert db.down
     with pytest.raises(DatabaseDown):
         await queued
+    with pytest.raises(DatabaseDown):
+        await queued_save
     refused = db.get_user("alice")  # made while the call still hangs: refused at once
     assert refused.called
     with pytest.raises(DatabaseDown):
@@ -72,11 +78,15 @@ async def test_a_hung_call_refuses_the_calls_behind_it_then_the_database_comes_b
     assert await hung is True
     await db.when_up()  # the probe: one real write
     assert not db.down
-    assert await db.name_taken("alice") is False
+    assert await db.name_taken("carol") is False
+    # A save after the outage is written, not added to the batch that was refused.
+    saved = db.save_match(SavedMatch("alice", "bob", 2, "after"))
+    await saved.addTimeout(10, reactor)
+    assert await db.load_match("alice", "bob") == SavedMatch("alice", "bob", 2, "after")
     await db.stop()
     assert kinds(events) == ["database_down", "database_up"]
     up = next(e for e in events if e["event"] == "database_up")
-    assert up["failed"] == 3  # the stall itself and the two refused calls
+    assert up["failed"] == 4  # the stall itself and the three refused calls
 
 
 @pytest_twisted.ensureDeferred
