@@ -2,13 +2,13 @@
 bots playing matches on a real fibsd, and what the players saw checked against what is
 stored.
 
-    .venv/bin/python benchmarks/db_outage.py --pairs 6 --matches 3 --length 3 \\
-        --stops 10 --hangs 3
+    .venv/bin/python benchmarks/db_outage.py --pairs 6 --length 3 --stops 10 --hangs 3
 
 A throwaway PostgreSQL server (PostgreSQL's defaults, fsync on: tests/postgres_server.py)
 and ``python -m fibsd`` on it (``[db]`` keys at their defaults).  ``--pairs`` pairs of the
-client library's bots play ``--matches`` matches of ``--length`` points each, back to
-back, over CLIP on loopback.  Meanwhile the drill stops PostgreSQL (``pg_ctl stop -m
+client library's bots play matches of ``--length`` points, back to back, over CLIP on
+loopback, until the outages are over (then each pair finishes the match it is in; at
+most ``--matches`` each).  Meanwhile the drill stops PostgreSQL (``pg_ctl stop -m
 immediate``: a crash, for its clients) ``--stops`` times for 2.8 to 7.2 s and hangs it
 (SIGSTOP of the postmaster and its backends) ``--hangs`` times for 16 to 19 s, with 3 to
 6 s of service between outages, and then lets the bots finish.
@@ -132,6 +132,9 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
                 told_after.append(max(told.values()))
             print(f"{kind} {length:.1f} s: {len(told)} of {len(playing)} playing told,"
                   f" latest after {max(told.values(), default=0):.2f} s", flush=True)
+        for host, guest in pairs:  # the match in play is the last one of each pair
+            last = max(bots[host].matches_played, bots[guest].matches_played) + 1
+            bots[host].match_limit = bots[guest].match_limit = last
         waits.limit = options.finish_within
         try:
             await waits.until(lambda: all(bot.finished.done for bot in bots.values()),
@@ -196,7 +199,7 @@ async def run(reactor: Any, options: argparse.Namespace) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=6)
-    parser.add_argument("--matches", type=int, default=3)
+    parser.add_argument("--matches", type=int, default=1000)
     parser.add_argument("--length", type=int, default=3)
     parser.add_argument("--stops", type=int, default=10)
     parser.add_argument("--hangs", type=int, default=3)

@@ -153,6 +153,8 @@ class _Write:
     answered: Deferred[None]  # the command's: fires once stored, refused or paused
     settled: Deferred[None]  # fires once stored or refused
     retry_in: float = RETRY_FIRST
+    started: bool = False  # made (and not failed since, unless it is the first)
+    done: bool = False  # stored (by itself or a later write) or refused
 
 
 Blocks = dict["OnlineUser", list[list[str]]]
@@ -492,41 +494,61 @@ class LiveMatch:
     def _durably(self, db: Any, write: Callable[[bool], Deferred[Any]], what: str,
                  stored: Callable[[bool], None],
                  refused: Callable[[Failure], None]) -> Deferred[None]:
-        """Make ``write`` after the match's earlier writes are stored; ``stored`` sends
-        its lines once it is, ``refused`` once it failed for good.  A failure for want of
-        the database pauses the match and tries the same write again (see the module's
-        docstring).  The Deferred is the command's: it fires once the write is stored or
-        refused, or once the match pauses (the players are told; their sessions go on)."""
+        """Make ``write``; ``stored`` sends its lines once it is stored, ``refused`` once
+        it failed for good.  A failure for want of the database pauses the match and
+        tries the same write again (see the module's docstring); while the match is
+        paused, later writes wait for it, so none lands before an earlier one.  Every
+        write holds the whole match, so one stored stores the earlier ones too: they are
+        answered with it, in order, and not tried again.  The Deferred is the command's:
+        it fires once the write is stored or refused, or once the match pauses (the
+        players are told; their sessions go on)."""
         entry = _Write(write, what, stored, refused, Deferred(), Deferred())
         self._writes.append(entry)
         self.lobby.writing.add(self)
         self._written(entry.settled)
-        if len(self._writes) == 1:
+        if not self.paused:
             self._attempt(db, entry, retry=False)
         return entry.answered
 
     def _attempt(self, db: Any, entry: _Write, retry: bool) -> None:
+        if entry.done:  # a later write stored it meanwhile
+            return
+        entry.started = True
         entry.write(retry).addCallbacks(lambda _: self._stored(db, entry),
                                         lambda failure: self._failed(db, entry, failure))
 
     def _stored(self, db: Any, entry: _Write) -> None:
+        if entry.done:
+            return
         if self.paused:
             self.paused = False
             self._to_everyone(text.MATCH_GOES_ON)
-        entry.stored(entry.answered.called)
-        self._next_write(db)
-        self._settle(entry)
+        while self._writes:
+            first = self._writes.popleft()
+            first.done = True
+            first.stored(first.answered.called)
+            self._settle(first)
+            if first is entry:
+                break
+        self._go_on(db)
 
     def _failed(self, db: Any, entry: _Write, failure: Failure) -> None:
+        if entry.done:
+            return
         if failure.check(*OUTAGES) is None or self.lobby.stopping:
+            self._writes.remove(entry)
+            entry.done = True
             entry.refused(failure)
-            self._next_write(db)
             self._settle(entry)
+            self._go_on(db)
             return
         log_write_failed(failure, entry.what, players=" ".join(self.names))
         self.wait_for_database()
         if not entry.answered.called:
             entry.answered.callback(None)
+        if entry is not self._writes[0]:  # tried again once the first is stored
+            entry.started = False
+            return
         up = db.when_up()
         wait = 0.0
         if up.called:  # up, for the thread: this write itself still fails; back off
@@ -534,13 +556,15 @@ class LiveMatch:
         up.addCallback(lambda _: deferLater(self.lobby.clock, wait, self._attempt, db, entry,
                                             True))
 
-    def _next_write(self, db: Any) -> None:
-        """The first write is through: start the one queued behind it, if any."""
-        self._writes.popleft()
-        if self._writes:
-            self._attempt(db, self._writes[0], retry=False)
-        else:
+    def _go_on(self, db: Any) -> None:
+        """After a write is through: the writes that waited for it are made."""
+        if not self._writes:
             self.lobby.writing.discard(self)
+            return
+        if not self.paused:
+            for waiting in list(self._writes):
+                if not waiting.started:
+                    self._attempt(db, waiting, retry=False)
 
     @staticmethod
     def _settle(entry: _Write) -> None:

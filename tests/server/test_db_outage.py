@@ -204,3 +204,26 @@ def test_a_leave_waits_for_the_database_and_the_two_cannot_start_over_it(
     assert got["alice"][:2] == [GOES_ON, "** Player bob has left the game. The game was saved."]
     table.send("alice", "invite bob")
     assert table.lines("alice")[0] == "** You invited bob to resume a saved match."
+
+
+def test_a_drop_while_the_match_waits_is_saved_after_the_action_it_waited_behind(
+        tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "ro.sqlite")
+    table = table_on(store, [(3, 5), (6, 2), (4, 1)])
+    table.start("3")
+    table.play_move()  # bob's opening 5-3; alice is to roll
+    table.lines()
+    before = stored_rolls(store)
+    read_only_now(store)
+    table.send("alice", "roll")
+    table.clients["alice"].close()
+    got = table.lines()
+    assert got["bob"] == [WAITS, "8 alice alice drops connection."]
+    writable_again(store)
+    table.server.advance(0.5)
+    got = table.lines()
+    # The roll first (stored by its own write), then the departure's save.
+    assert got["bob"][0] == GOES_ON
+    rolled = got["bob"].index("alice rolls 6 and 2.")
+    assert got["bob"].index("alice drops connection. The game was saved.") > rolled
+    assert stored_rolls(store) == before + 1
