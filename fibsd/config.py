@@ -214,7 +214,7 @@ class Db:
     PostgreSQL's connect and statement timeouts and TCP keepalives."""
 
     stall_ms: int = checked(2000, between(100, 60000))
-    retry_max_ms: int = checked(5000, between(100, 600000))
+    retry_max_ms: int = checked(2000, between(100, 600000))
     connect_timeout: int = checked(5, between(2, 3600))
     statement_timeout_ms: int = checked(5000, between(100, 3600000))
     keepalives_idle: int = checked(10, between(1, 7200))

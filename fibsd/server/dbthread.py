@@ -189,7 +189,7 @@ class DatabaseThread(Service):
     """
 
     def __init__(self, store: Store, reactor: IReactorFromThreads | None = None, *,
-                 stall_ms: int = 2000, retry_max_ms: int = 5000,
+                 stall_ms: int = 2000, retry_max_ms: int = 2000,
                  statement_timeout_ms: int = 5000) -> None:
         if reactor is None:
             from twisted.internet import reactor as global_reactor
