@@ -41,8 +41,9 @@ waits for the database, and commands about the match are answered with that line
 instead of waiting.  The same write (the same record, so the same seeded dice) is tried
 again once the database thread finds the database back (``when_up``; with a backoff of
 its own should the write still fail), and only then are the held lines sent, after a
-line saying the match goes on.  Writes of a match are made one after the other, so a
-later one never lands before an earlier one it would overwrite.  So nothing shown is
+line saying the match goes on.  While a match is paused its later writes (a departure's
+save) wait behind the paused one, so none lands before an earlier one it would be
+overwritten by; one stored stores the earlier ones it holds.  So nothing shown is
 ever taken back: a roll is shown only once stored, and a restart during the outage
 resumes from the stored state with the same committed dice sequence, rolling the same
 dice nobody has seen yet.  The end of a match (result and ratings) is shown, and the
