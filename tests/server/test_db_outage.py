@@ -26,7 +26,9 @@ from tests.server.test_honest_writes import (
     table_on,
     write_failures,
 )
-from tests.server.test_match import random_rolls
+from fibsd.rules.game import Phase
+from tests.helpers import FakeServer
+from tests.server.test_match import Table, random_rolls
 
 WAITS = text.MATCH_WAITS
 GOES_ON = text.MATCH_GOES_ON
@@ -227,3 +229,33 @@ def test_a_drop_while_the_match_waits_is_saved_after_the_action_it_waited_behind
     rolled = got["bob"].index("alice rolls 6 and 2.")
     assert got["bob"].index("alice drops connection. The game was saved.") > rolled
     assert stored_rolls(store) == before + 1
+
+
+def test_a_restart_during_the_wait_rolls_the_same_unseen_dice_from_the_stored_state(
+        tmp_path: Path) -> None:
+    """Fair dice (no script): the roll nobody saw is rolled again after a crash, the
+    same dice from the same stored state, and no roll anyone saw comes back."""
+    path = tmp_path / "fibsd.sqlite"
+    store = SQLiteStore(path)
+    table = table_on(store, [])
+    table.server.lobby.dice = None  # each match rolls its own seeded dice
+    table.start("3")
+    rules = table.match.rules
+    table.play_until(lambda: rules.phase is Phase.ROLL and rules.turn == 0)
+    seen = [line for line in everything(table) if " roll" in line]
+    read_only_now(store)
+    table.send("alice", "roll")
+    assert table.lines("alice") == [WAITS]
+    unseen = table.match.rules.game.dice
+    assert unseen is not None
+    # The process dies here; a new server opens the same file.
+    again = Table([], server=FakeServer(store=SQLiteStore(path)))
+    again.server.lobby.dice = None
+    again.send("alice", "invite bob")  # both ready still: the toggle was saved
+    again.send("bob", "join alice")
+    assert "bob has joined you. Your running match was loaded." in again.lines(
+        "alice")
+    again.send("alice", "roll")
+    rolled = again.lines("alice")
+    assert f"You roll {unseen[0]} and {unseen[1]}." in rolled
+    assert seen == [line for line in everything(table) if " roll" in line]  # nothing new
