@@ -21,7 +21,7 @@ from twisted.internet.defer import Deferred, gatherResults
 from twisted.logger import globalLogPublisher
 
 from fibsd.server.dbthread import DatabaseDown, DatabaseThread, unattended
-from fibsd.store import SavedMatch, WriteFailed
+from fibsd.store import SavedMatch, Unavailable, WriteFailed
 from fibsd.store.sqlite import SQLiteStore
 
 
@@ -125,3 +125,25 @@ async def test_an_outage_is_logged_once_however_many_writes_fail(
     assert await db.load_match("alice", "bob") == SavedMatch("alice", "bob", 1, "after")
     await db.stop()
     assert kinds(events) == ["database_down", "write_failed", "database_up"]
+
+
+def test_a_sqlite_read_that_is_interrupted_is_unavailable(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "fibsd.sqlite")
+    endless = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
+               " SELECT count(*) FROM c")
+    outcome: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            store._one(endless)  # noqa: SLF001 - a store read, as every method makes it
+        except BaseException as error:  # noqa: BLE001 - the test looks at it
+            outcome.append(error)
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    while worker.is_alive():
+        store.interrupt()
+        worker.join(0.05)
+    assert len(outcome) == 1 and isinstance(outcome[0], Unavailable)
+    assert "interrupted" in str(outcome[0])
+    store.close()
