@@ -580,6 +580,7 @@ class LiveMatch:
         if self.paused or not self._writes:
             return
         self.paused = True
+        self._cancel_claim()  # nobody's silence counts while the match waits
         self._to_everyone(text.MATCH_WAITS)
         waiting, self._waiting = self._waiting, deque()
         for waiter in waiting:
@@ -1280,26 +1281,36 @@ class LiveMatch:
         if user is not None:
             user.session.notify(line)
 
-    def claim(self, claimant: OnlineUser) -> Any:
+    def claim(self, claimant: OnlineUser) -> Deferred[None]:
         """``claimant``'s opponent stayed silent too long: save the match as abandoned
-        by him.  Returns the store's Deferred."""
+        by him.  As any write of the match, the lines saying so are sent once it is
+        stored (``_durably``); the Deferred is the command's."""
         silent = 1 - self.index(claimant)
-        silent_user = self.user(silent)
         db = self._db(claimant)
+        fair = claimant.session.settings.fair
         a, b = sorted(self.names)
         self.own_turn_drops = None
-        saved = unattended(db.save_match(SavedMatch(a, b, int(self.lobby.now()),
-                                                    self.to_record())), "save_match")
-        self._departed(db, claimant.session.settings.fair, silent, False)
+        saved = SavedMatch(a, b, int(self.lobby.now()), self.to_record())
         self._close()
-        claimant.session.send(fair_text.you_claimed(self.names[silent]))
-        if silent_user is not None:
-            silent_user.session.notify(fair_text.claimed_from_you(claimant.name))
-            self.lobby.broadcast_who(silent_user)
-        self.lobby.broadcast_who(claimant)
-        line = text.report_left(self.names[silent], claimant.name)
-        for user in self.lobby.users():
-            if user.name not in self.names and (user.toggles["report"]
-                                                or user.watching in self.names):
-                user.session.notify_event(line)
-        return saved
+
+        def tell(answered: bool) -> None:
+            self._departed(db, fair, silent, False)
+            (claimant.session.notify if answered else claimant.session.send)(
+                fair_text.you_claimed(self.names[silent]))
+            silent_user = self.user(silent)
+            if silent_user is not None:
+                silent_user.session.notify(fair_text.claimed_from_you(claimant.name))
+                self.lobby.broadcast_who(silent_user)
+            self.lobby.broadcast_who(claimant)
+            line = text.report_left(self.names[silent], claimant.name)
+            for user in self.lobby.users():
+                if user.name not in self.names and (user.toggles["report"]
+                                                    or user.watching in self.names):
+                    user.session.notify_event(line)
+
+        def refused(failure: Failure) -> None:
+            log_write_failed(failure, "save_match", players=" ".join(self.names))
+            tell(False)
+
+        return self._durably(db, lambda retry: db.save_match(saved), "save_match", tell,
+                             refused)

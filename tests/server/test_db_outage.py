@@ -27,7 +27,7 @@ from tests.server.test_honest_writes import (
     write_failures,
 )
 from fibsd.rules.game import Phase
-from tests.helpers import FakeServer
+from tests.helpers import FakeServer, make_settings
 from tests.server.test_match import Table, random_rolls
 
 WAITS = text.MATCH_WAITS
@@ -259,3 +259,27 @@ def test_a_restart_during_the_wait_rolls_the_same_unseen_dice_from_the_stored_st
     rolled = again.lines("alice")
     assert f"You roll {unseen[0]} and {unseen[1]}." in rolled
     assert seen == [line for line in everything(table) if " roll" in line]  # nothing new
+
+
+def test_nobody_can_claim_a_match_while_it_waits_for_the_database(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "ro.sqlite")
+    server = FakeServer(store=store, settings=make_settings(**{"fair.claim_after": 300}))
+    for name in ("alice", "bob", "carol"):
+        server.register(name)
+    table = Table([(3, 5), (6, 2), (4, 1)], server=server)
+    table.start("3")
+    table.play_move()  # bob's opening; alice is to roll
+    table.lines()
+    read_only_now(store)
+    table.send("alice", "roll")
+    table.lines()
+    table.server.advance(400)  # alice is silent only because the match waits
+    assert table.lines() == {"alice": [], "bob": [], "carol": []}  # no claim warnings
+    table.send("bob", "claim")
+    assert table.lines("bob") == [WAITS]
+    writable_again(store)
+    table.server.advance(30)  # the longest a write that failed while up waits to retry
+    assert GOES_ON in table.lines("bob")
+    table.send("bob", "claim")  # alice's silence starts again only now
+    assert table.lines("bob") == ["** alice may still act: you may claim in 300 seconds."]
+    assert "alice" in table.server.lobby.matches
