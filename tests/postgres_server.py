@@ -140,12 +140,17 @@ class PostgresServer:
     def freeze(self) -> None:
         """Hang the server: SIGSTOP to the postmaster and its backends (it accepts
         connections in the kernel, and answers nothing)."""
-        for pid in self.processes():
-            os.kill(pid, signal.SIGSTOP)
+        self._signal(signal.SIGSTOP)
 
     def thaw(self) -> None:
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, number: int) -> None:
         for pid in self.processes():
-            os.kill(pid, signal.SIGCONT)
+            try:
+                os.kill(pid, number)
+            except ProcessLookupError:  # a backend that ended meanwhile
+                pass
 
     def stop(self) -> None:
         try:

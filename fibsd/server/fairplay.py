@@ -49,7 +49,7 @@ def _offer_and_tell(lobby: Lobby, user: OnlineUser) -> None:
         if notices and lobby.find(user.name) is user:
             user.session.notify(*notices)
 
-    db.take_notices(user.name).addCallback(tell)
+    unattended(db.take_notices(user.name).addCallback(tell), "take_notices")
 
 
 class AbandonmentCheck:
