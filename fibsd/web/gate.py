@@ -38,11 +38,12 @@ from collections.abc import Callable
 from io import BytesIO
 from typing import Any, Protocol as Interface
 
-from twisted.internet.interfaces import IAddress, IDelayedCall, IReactorTime
+from twisted.internet.interfaces import IAddress, IDelayedCall, IReactorTime, ISSLTransport
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 from twisted.web.server import Request
+from zope.interface import directlyProvidedBy, directlyProvides
 
 from fibsd.config import Web
 
@@ -196,9 +197,17 @@ class GatedConnection(ProtocolWrapper):
         self._answering: Request | None = None  # the request being answered
         self._discarding = False  # answered 408 or 413: input is thrown away
         self._discarded = 0
+        self.secure = False  # on the HTTPS port ([web] tls)
 
     def makeConnection(self, transport: Any) -> None:
         super().makeConnection(transport)
+        # On the HTTPS port the requests learn it from ``secure`` (GatedRequest.isSecure).
+        # ISSLTransport itself stops here: autobahn takes any transport providing it
+        # for Twisted's TLS protocol (a channel binding fibsd does not use) and would
+        # fail every WebSocket on /ws.
+        self.secure = ISSLTransport.providedBy(self)
+        if self.secure:
+            directlyProvides(self, directlyProvidedBy(self) - ISSLTransport)
         self._start(self.factory.limits.idle_timeout, self._idle)
 
     def dataReceived(self, data: bytes) -> None:
@@ -302,6 +311,11 @@ class GatedRequest(Request):
             return
         self._connection().request_read(self)
         super().requestReceived(command, path, version)
+
+    def isSecure(self) -> bool:
+        """Whether the request came over TLS (the HTTPS port, ``[web] tls``)."""
+        connection = getattr(getattr(self, "channel", None), "transport", None)
+        return bool(getattr(connection, "secure", False)) or super().isSecure()
 
     def _connection(self) -> GatedConnection:
         """The gate's wrapper around this request's channel (``WebGate`` makes the
