@@ -1,6 +1,7 @@
 """The web face over TLS (``[web] tls``): HTTPS and WSS on a port of its own with
-``[tls]``'s certificate and key, behind the same gate as the plain web port; a
-certificate that cannot be used stops the server with one line and a non-zero exit."""
+``[tls]``'s certificate and key, behind the same gate as the plain web port; the /play
+page's warning that plain HTTP carries the password in clear; a certificate that cannot
+be used stops the server with one line and a non-zero exit."""
 
 from __future__ import annotations
 
@@ -22,10 +23,14 @@ from tests.helpers import make_settings
 from tests.server.test_app import _Recorder as Stream
 from tests.server.test_match_restart import Bot
 from tests.server.test_tls import self_signed
-from tests.web.conftest import Reply
+from tests.web.conftest import Reply, start_web, stop_web
 from tests.web.test_web_flood import free_port
-from tests.web.test_web_limits import until
+from tests.web.test_web_limits import get_from, until
 from tests.web.ws_client import BotSocket, Messages
+
+SHOWN = b'<p id="in-clear" class="warning">This page is not encrypted'
+HIDDEN = b'<p id="in-clear" class="warning" hidden>This page is not encrypted'
+
 
 async def start_https(tmp_path: Path, database: Path, **overrides: Any) -> FibsService:
     """A server with its web face on a plain port and an HTTPS port, on 127.0.0.1."""
@@ -102,6 +107,38 @@ async def test_pages_and_a_clip_login_over_https_and_wss(
 async def get_from_port(port: int, path: str) -> Reply:
     response = await Agent(reactor).request(b"GET", f"http://127.0.0.1:{port}{path}".encode())
     return Reply(response.code, response.headers, await readBody(response))
+
+
+@pytest_twisted.ensureDeferred
+async def test_play_warns_of_a_cleartext_password_only_over_plain_http_from_afar(
+        tmp_path: Path, database: Path, match_ids: list[int]) -> None:
+    # Only 127.0.0.1 counts as near here: 127.0.0.2 stands for an address elsewhere.
+    service = await start_https(tmp_path, database, **{"web.cleartext_ok_from": ["127.0.0.1"]})
+    try:
+        http = f"http://127.0.0.1:{service.settings.web_port}"
+        afar = await Agent(reactor, bindAddress=("127.0.0.2", 0)).request(
+            b"GET", f"{http}/play".encode())
+        page = await readBody(afar)
+        assert afar.code == 200
+        assert SHOWN in page and HIDDEN not in page
+        near = await get_from_port(service.settings.web_port, "/play")
+        assert HIDDEN in near.body and SHOWN not in near.body
+        secure = await https_get(service, "/play", "127.0.0.2")
+        assert secure.code == 200
+        assert HIDDEN in secure.body and SHOWN not in secure.body
+    finally:
+        await service.stopService()
+
+
+@pytest_twisted.ensureDeferred
+async def test_loopback_counts_as_near_by_default(database: Path, match_ids: list[int]) -> None:
+    web = await start_web(database)
+    try:
+        for source in ("127.0.0.1", "127.0.0.2"):
+            reply = await get_from(web, "/play", source)
+            assert HIDDEN in reply.body and SHOWN not in reply.body
+    finally:
+        await stop_web(web)
 
 
 @pytest_twisted.ensureDeferred
