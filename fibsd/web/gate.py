@@ -38,12 +38,13 @@ from collections.abc import Callable
 from io import BytesIO
 from typing import Any, Protocol as Interface
 
-from twisted.internet.interfaces import IAddress, IDelayedCall, IReactorTime, ISSLTransport
+from twisted.internet.interfaces import (
+    IAddress, IDelayedCall, IProtocolNegotiationFactory, IReactorTime, ISSLTransport)
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 from twisted.web.server import Request
-from zope.interface import directlyProvidedBy, directlyProvides
+from zope.interface import directlyProvidedBy, directlyProvides, implementer
 
 from fibsd.config import Web
 
@@ -76,6 +77,7 @@ class RefusalLog(Interface):
     def due(self, limit: str, address: str) -> int | None: ...
 
 
+@implementer(IProtocolNegotiationFactory)
 class WebGate(WrappingFactory):
     """The web port's listening factory: the site behind the limits above."""
 
@@ -97,6 +99,13 @@ class WebGate(WrappingFactory):
         site.requestFactory = GatedRequest
         site.max_body = limits.max_body
         site.timeOut = None  # ours below: whole requests, not bytes
+
+    def acceptableProtocols(self) -> list[bytes]:
+        """What the HTTPS port ([web] tls) agrees to over ALPN: HTTP/1.1 only, the
+        protocol the gate reads (an HTTP/2 stream would pass by its request clock).
+        Without an answer Twisted's TLS fails the handshake of every client that offers
+        ALPN, as every browser does."""
+        return [b"http/1.1"]
 
     @property
     def count(self) -> int:

@@ -47,9 +47,9 @@ async def start_https(tmp_path: Path, database: Path, **overrides: Any) -> FibsS
     return service
 
 
-def client_tls(service: FibsService) -> Any:
+def client_tls(service: FibsService, alpn: list[bytes] | None = None) -> Any:
     return ssl.optionsForClientTLS("localhost", trustRoot=ssl.Certificate.loadPEM(
-        service.settings.tls.certificate.read_bytes()))
+        service.settings.tls.certificate.read_bytes()), acceptableProtocols=alpn)
 
 
 async def https_get(service: FibsService, path: str, source: str = "127.0.0.1") -> Reply:
@@ -61,11 +61,11 @@ async def https_get(service: FibsService, path: str, source: str = "127.0.0.1") 
     return Reply(response.code, response.headers, await readBody(response))
 
 
-async def tls_stream(service: FibsService) -> Stream:
+async def tls_stream(service: FibsService, alpn: list[bytes] | None = None) -> Stream:
     """A raw TLS connection to the HTTPS port, handshake done."""
     stream = Stream()
     endpoint = SSL4ClientEndpoint(reactor, "127.0.0.1", service.settings.web.tls_port,
-                                  client_tls(service))
+                                  client_tls(service, alpn))
     await connectProtocol(endpoint, stream)
     return stream
 
@@ -139,6 +139,22 @@ async def test_loopback_counts_as_near_by_default(database: Path, match_ids: lis
             assert HIDDEN in reply.body and SHOWN not in reply.body
     finally:
         await stop_web(web)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_browser_offering_h2_over_alpn_is_answered_in_http_1_1(
+        tmp_path: Path, database: Path, match_ids: list[int]) -> None:
+    service = await start_https(tmp_path, database)
+    try:
+        stream = await tls_stream(service, [b"h2", b"http/1.1"])  # what Chromium offers
+        assert stream.transport is not None
+        stream.transport.write(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        await stream.expect(b"\r\n\r\nok\n")
+        assert stream.data.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert stream.transport.negotiatedProtocol == b"http/1.1"
+        stream.transport.loseConnection()
+    finally:
+        await service.stopService()
 
 
 @pytest_twisted.ensureDeferred
