@@ -1,7 +1,8 @@
 """The web face over TLS (``[web] tls``): HTTPS and WSS on a port of its own with
 ``[tls]``'s certificate and key, behind the same gate as the plain web port; the /play
 page's warning that plain HTTP carries the password in clear; a certificate that cannot
-be used stops the server with one line and a non-zero exit."""
+be used stops the server with one line and a non-zero exit.  Chromium (when installed)
+registers and logs in on /play over HTTPS and WSS."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest_twisted
 from autobahn.twisted.websocket import WebSocketClientFactory
 from twisted.internet import reactor, ssl
 from twisted.internet.endpoints import SSL4ClientEndpoint, TCP4ClientEndpoint, connectProtocol
+from twisted.internet.threads import deferToThread
 from twisted.web.client import Agent, BrowserLikePolicyForHTTPS, readBody
 
 from fibsd.app import FibsService
@@ -23,8 +25,11 @@ from tests.helpers import make_settings
 from tests.server.test_app import _Recorder as Stream
 from tests.server.test_match_restart import Bot
 from tests.server.test_tls import self_signed
+from tests.web import test_browser
 from tests.web.conftest import Reply, start_web, stop_web
+from tests.web.test_browser import CHROMIUM, DRIVER
 from tests.web.test_web_flood import free_port
+from tests.web.test_play_browser import open_and_register
 from tests.web.test_web_limits import get_from, until
 from tests.web.ws_client import BotSocket, Messages
 
@@ -257,4 +262,26 @@ async def test_a_key_that_is_not_the_certificates_stops_the_start(
         assert service.web_tls_port is None
     finally:
         service.reactor = reactor
+        await service.stopService()
+
+
+@pytest.mark.skipif(CHROMIUM is None or not DRIVER.exists(), reason="Chromium is not installed")
+@pytest_twisted.ensureDeferred
+async def test_chromium_registers_and_logs_in_on_play_over_https_and_wss(
+        tmp_path: Path, database: Path, match_ids: list[int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    service = await start_https(tmp_path, database)
+    # The certificate is this test's own: Chromium is told not to check it.
+    monkeypatch.setattr(test_browser, "FLAGS",
+                        test_browser.FLAGS + ("--ignore-certificate-errors",))
+    browser = await deferToThread(test_browser.Browser, tmp_path / "chromium-profile")
+    try:
+        base = f"https://127.0.0.1:{service.settings.web.tls_port}"
+        await open_and_register(browser, base, "dora")
+        assert await browser.script("return location.protocol") == "https:"
+        assert await browser.script("return document.getElementById('in-clear').hidden")
+        assert [p.session.user.name for p in service.factory.connections
+                if p.session is not None and p.session.user is not None] == ["dora"]
+    finally:
+        await deferToThread(browser.driver.quit)
         await service.stopService()
