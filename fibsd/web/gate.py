@@ -176,19 +176,26 @@ class WebGate(WrappingFactory):
 
 
 class _Busy(Protocol):
-    """A connection the caps refuse: ``503``, closed, nothing read."""
+    """A connection the caps refuse: ``503``, closed, nothing read.  On the HTTPS port
+    the answer waits for the client's handshake, which may never come: after
+    ``LINGER`` seconds the connection is dropped, so that it cannot keep its file and
+    its place among the ``BUSY_AT_ONCE``."""
 
     def __init__(self, gate: WebGate) -> None:
         self.gate = gate
+        self._deadline: IDelayedCall | None = None
 
     def connectionMade(self) -> None:
         assert self.transport is not None
         self.gate.busy += 1
         self.transport.write(BUSY)
         self.transport.loseConnection()
+        self._deadline = self.gate.clock.callLater(LINGER, self.transport.abortConnection)
 
     def connectionLost(self, reason: Any = None) -> None:
         self.gate.busy -= 1
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
 
 
 class GatedConnection(ProtocolWrapper):

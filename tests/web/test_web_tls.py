@@ -21,6 +21,7 @@ from twisted.web.client import Agent, BrowserLikePolicyForHTTPS, readBody
 
 from fibsd.app import FibsService
 from fibsd.server.tls import TlsError
+from fibsd.web.gate import LINGER
 from tests.helpers import make_settings
 from tests.server.test_app import _Recorder as Stream
 from tests.server.test_match_restart import Bot
@@ -204,6 +205,27 @@ async def test_a_connection_that_never_shakes_hands_is_closed_when_idle(
         await silent.lost.addTimeout(10, reactor)  # closed after idle_timeout (1 s)
         assert silent.data == b""
         assert service.web_gate.count == 0
+    finally:
+        await service.stopService()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_refused_connection_that_never_shakes_hands_is_dropped(
+        tmp_path: Path, database: Path, match_ids: list[int]) -> None:
+    service = await start_https(tmp_path, database, **{"web.connections_per_address": 1})
+    gate = service.web_gate
+    try:
+        held = await tls_stream(service)
+        await until(lambda: gate.count == 1)
+        silent = Stream()  # its 503 waits for a handshake that never comes
+        await connectProtocol(
+            TCP4ClientEndpoint(reactor, "127.0.0.1", service.settings.web.tls_port), silent)
+        await until(lambda: gate.busy == 1)
+        await silent.lost.addTimeout(LINGER + 5, reactor)  # dropped after LINGER
+        assert silent.data == b""
+        assert gate.busy == 0
+        assert held.transport is not None
+        held.transport.loseConnection()
     finally:
         await service.stopService()
 
