@@ -103,6 +103,7 @@ function die(parent, x, y, value) {
 export function drawBoard(svg, view, ui) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   svg.setAttribute("viewBox", "0 0 600 440");
+  svg.dataset.line = view.line;
   svg.dataset.slots = view.slots.join(",");
   svg.dataset.score = `${view.playerScore}-${view.opponentScore}`;
   svg.dataset.cube = String(view.cube);

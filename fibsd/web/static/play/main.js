@@ -23,6 +23,10 @@ const state = {
   motd: false,
   history: [],
   historyAt: 0,
+  lastFrom: "game", // where the last command came from: its error is shown there
+  restore: [], // commands that give the account back the settings we changed
+  quiet: new Set(), // confirmations of our own setting commands, not shown
+  settingUp: false, // waiting for the answer to `set boardstyle`
 };
 
 // -- logging in ----------------------------------------------------------------------
@@ -64,6 +68,7 @@ function setBusy(busy) {
 
 function onClosed() {
   state.conn = null;
+  state.restore = [];
   $("game-view").hidden = true;
   $("login-view").hidden = false;
   $("logout").hidden = true;
@@ -76,6 +81,12 @@ function onClosed() {
 
 function send(line) {
   if (state.conn) state.conn.send(line);
+}
+
+// A command from the board, its buttons or the lobby: an error goes under the board.
+function act(line) {
+  state.lastFrom = "game";
+  send(line);
 }
 
 // -- what the server says --------------------------------------------------------------
@@ -111,6 +122,8 @@ function onClip(code, rest) {
   if (code === 1) {
     state.me = words[0];
     $("me").textContent = state.me;
+  } else if (code === 2) {
+    forceSettings(words);
   } else if (code === 3) {
     state.motd = true;
   } else if (code === 4) {
@@ -145,9 +158,52 @@ const WAIT = /^You (double|redouble|want to resign)/;
 const ANSWERED = /^(You|[A-Za-z_]+) (accepts?|rejects?|gives? up)\b/;
 const MATCH_END = /^(You win|[A-Za-z_]+ wins) the [0-9]+ point match/;
 const STARTS = /^(\*\* You are now playing|\*\* Player [A-Za-z_]+ has joined you|You are now playing with|[A-Za-z_]+ has joined you\.)/;
+const SAVED = /^(\*\* You terminated the game|\*\* Player [A-Za-z_]+ has left the game|\*\* [A-Za-z_]+ drops connection\. The game)/;
+const CANT_MOVE = /^([A-Za-z_]+) can't move\.$/;
+const GAME_OVER = /^(You|[A-Za-z_]+) (wins? the game|accepts? and wins?|gives? up)\b/;
+const SCORE = /^(?:You|([A-Za-z_]+)) wins? the [0-9]+ point match ([0-9]+)-([0-9]+) \.$/;
+const TO_ROLL = "It's your turn to roll or double.";
+const BOARDSTYLE = /^Value of 'boardstyle' is ([0-9]+)$/;
+
+// The lines of the match you play or watch (protocol/play.md); they go under the board.
+const GAME = new RegExp("^(?:" + [
+  "Starting a new game with ", "\\S+ rolled [1-6], ", "It's your turn ", "\\S+ makes the first move",
+  "The number on the doubling cube", "\\S+ rolls? [1-6] and [1-6]\\.", "Please move ",
+  "\\S+ can't move\\.", "The only possible move", "Bearing off:", "[A-Za-z_]+ moves ", "Done\\.$",
+  "\\S+ (?:re)?doubles?[. ]", "\\S+ accepts? ", "\\S+ rejects?\\. ", "\\S+ gives? up\\.",
+  "\\S+ wants? to resign\\.", "\\S+ wins? the game", "score in ", "Type 'join' if you want",
+  "\\S+ wins? the [0-9]+ point match", "You're now watching ", "You are now playing with",
+  "[A-Za-z_]+ has joined you\\.", "\\*\\* You are now playing", "\\*\\* Player \\S+ has (?:joined|left)",
+  "\\*\\* You terminated", "\\*\\* \\S+ drops connection\\. The game",
+].join("|") + ")");
+
+// `** ` lines that inform rather than refuse: shown as notices, not errors.
+const NOTICE = new RegExp("^\\*\\* (?:" + [
+  "You (?:invited|tell|say to|shout|whisper|kibitz|gag|ungag|blind|unblind|stop watching|allow|use|insist|agree|would|want|will|won't|are now)\\b",
+  "You're now", "You'll",
+  "You don't (?:allow|agree|gag|blind)", "[0-9]+ users? heard you", "Player \\S+ has", "\\S+ drops connection",
+  "The board will", "The board won't", "Forced moves", "Your terminal", "Will ", "Won't ",
+  "Waiting for", "FINALLY", "Gagged", "Blinded", "Warning", "System administrator", "All running",
+  "It will be back", "\\S+ changed the invitation", "There are no messages", "\\S+ is already logged in",
+].join("|") + ")");
+
+// "game", "error" or "notice": where a line goes and how it looks.
+function kindOf(line) {
+  const inMatch = ["playing", "watching", "match-over"].includes(document.body.dataset.state);
+  if (GAME.test(line) && (inMatch || STARTS.test(line))) return "game";
+  if (line.startsWith("** ") && !NOTICE.test(line)) return "error";
+  return "notice";
+}
 
 function onText(line) {
   let found;
+  if (state.quiet.delete(line)) return; // our own settings at login
+  if ((found = BOARDSTYLE.exec(line)) && state.settingUp) {
+    state.settingUp = false;
+    if (found[1] !== "3") force("set boardstyle 3", `set boardstyle ${found[1]}`,
+                               "Value of 'boardstyle' set to 3.");
+    return;
+  }
   if ((found = INVITATION.exec(line))) {
     state.invitations.set(found[1], found[2]);
     renderWho();
@@ -158,6 +214,7 @@ function onText(line) {
     state.matchOver = false;
     state.betweenGames = false;
     state.lastMove = "";
+    $("game-log").replaceChildren();
     document.body.dataset.state = "playing";
     renderWho();
   } else if ((found = MOVES.exec(line))) {
@@ -169,19 +226,78 @@ function onText(line) {
   } else if (ANSWERED.test(line)) {
     state.offer = "";
     state.waiting = false;
+    if (GAME_OVER.test(line)) turnTo(0);
   } else if (line.startsWith("Type 'join' if you want to play the next game")) {
     state.betweenGames = true;
   } else if (MATCH_END.test(line)) {
     state.matchOver = true;
     state.betweenGames = false;
     document.body.dataset.state = "match-over";
+    matchScore(SCORE.exec(line));
+  } else if (SAVED.test(line) && document.body.dataset.state === "playing") {
+    state.matchOver = true;
+    state.play = null;
+    document.body.dataset.state = "lobby";
+  } else if (GAME_OVER.test(line)) {
+    turnTo(0);
   } else if (line.startsWith("You're now watching ")) {
+    $("game-log").replaceChildren();
     document.body.dataset.state = "watching";
+  } else if ((found = CANT_MOVE.exec(line)) && state.view) {
+    const view = state.view;
+    turnTo(found[1] === "You" || found[1] === view.player ? -1 : 1);
+  } else if (line === TO_ROLL) {
+    turnTo(1);
   }
   if (line === "") return;
-  $("message").textContent = line;
-  log(line, line.startsWith("** ") ? "error" : "game");
+  const kind = kindOf(line);
+  if (kind === "game") {
+    $("message").textContent = line;
+    log(line, "game", "game-log");
+  } else if (kind === "error") {
+    const inGame = state.lastFrom === "game" && document.body.dataset.state !== "lobby";
+    log(line, "error", inGame ? "game-log" : "log");
+    if (state.view && !state.play && toMove(state.view)) {
+      beginPlay(state.view); // the server refused the play: the player makes it again
+      renderBoard();
+    }
+  } else {
+    log(line, "notice");
+  }
   renderControls();
+}
+
+// -- the settings this client needs on its own connection ------------------------------
+
+// Toggles the page cannot work without, by field of the CLIP 2 line (after the name),
+// each with the line that confirms it is on.
+const NEEDED = {
+  autoboard: [2, "** The board will be refreshed after every move."],
+  moreboards: [11, "** Will send rawboards after rolling."],
+  notify: [13, "** You'll be notified when new users log in."],
+};
+
+// Sends `command`, keeps `undo` for the logout and hides the confirmation `quiet`.
+function force(command, undo, quiet) {
+  state.quiet.add(quiet);
+  state.restore.push(undo);
+  send(command);
+}
+
+// From the CLIP 2 line: turns on what is off; asks for the boardstyle (3 is needed).
+function forceSettings(words) {
+  state.restore = [];
+  for (const [name, [field, confirmation]] of Object.entries(NEEDED)) {
+    if (words[field] === "0") force(`toggle ${name}`, `toggle ${name}`, confirmation);
+  }
+  state.settingUp = true;
+  send("set boardstyle");
+}
+
+// Gives the account back what `forceSettings` changed (a telnet user's boardstyle 2).
+function restoreSettings() {
+  for (const command of state.restore) send(command);
+  state.restore = [];
 }
 
 function onBoard(line) {
@@ -189,12 +305,7 @@ function onBoard(line) {
   if (!view) return;
   state.view = view;
   state.play = null;
-  const mine = view.player === "You";
-  if (mine && view.turn === view.colour && view.playerDice[0] && !view.wasDoubled) {
-    const rolled = diceOf(view.playerDice[0], view.playerDice[1]);
-    state.play = { steps: [], mine: view.mine, theirs: view.theirs, dice: rolled, rolled,
-                   selected: null };
-  }
+  if (toMove(view)) beginPlay(view);
   if (view.turn !== 0) state.betweenGames = false;
   else {
     state.offer = "";
@@ -203,7 +314,46 @@ function onBoard(line) {
   renderBoard();
 }
 
+// The final score from "You win the 3 point match 3-1 ." (no board line follows it).
+function matchScore(found) {
+  const view = state.view;
+  if (!found || !view) return;
+  const [winner, loser] = [Number(found[2]), Number(found[3])];
+  const bottomWon = !found[1] || found[1] === view.player;
+  view.playerScore = bottomWon ? winner : loser;
+  view.opponentScore = bottomWon ? loser : winner;
+  turnTo(0);
+}
+
 // -- the board and its moves ---------------------------------------------------------
+
+// Our turn, dice rolled: a play to make.
+function toMove(view) {
+  return view.player === "You" && view.turn === view.colour && !!view.playerDice[0]
+    && !view.wasDoubled;
+}
+
+// A fresh play from the board: `dice` still to play is a copy, `rolled` stays whole
+// (Undo and the larger-die rule need the whole roll).
+function beginPlay(view) {
+  const rolled = diceOf(view.playerDice[0], view.playerDice[1]);
+  state.play = { steps: [], mine: view.mine, theirs: view.theirs, dice: rolled.slice(), rolled,
+                 selected: null };
+}
+
+// The turn passes without a board line ("bob can't move.", "It's your turn to roll or
+// double."): `side` (1 = the player at the bottom, -1 = the other, 0 = the game is over)
+// is now on roll.
+function turnTo(side) {
+  const view = state.view;
+  if (!view) return;
+  view.turn = side * view.colour;
+  view.playerDice = [0, 0];
+  view.opponentDice = [0, 0];
+  view.wasDoubled = false;
+  state.play = null;
+  renderBoard();
+}
 
 function options() {
   const play = state.play;
@@ -278,18 +428,15 @@ function sendMove() {
   const play = state.play;
   const colour = state.view.colour;
   const words = play.steps.map(([from, to]) => `${absoluteText(from, colour)}-${absoluteText(to, colour)}`);
-  send(`move ${words.join(" ")}`);
+  act(`move ${words.join(" ")}`);
   state.play = null;
   state.lastMove = `You moved ${words.join(" ")}`;
   renderBoard();
 }
 
 function undo() {
-  const view = state.view;
-  if (!state.play || !view) return;
-  const rolled = state.play.rolled;
-  state.play = { steps: [], mine: view.mine, theirs: view.theirs, dice: rolled.slice(), rolled,
-                 selected: null };
+  if (!state.play || !state.view) return;
+  beginPlay(state.view);
   renderBoard();
 }
 
@@ -330,46 +477,66 @@ function button(text, onClick, cls) {
   return b;
 }
 
-function renderWho() {
-  const body = $("who-rows");
-  body.replaceChildren();
-  const names = [...state.who.keys()].sort((a, b) => a.localeCompare(b));
-  for (const name of names) {
-    const entry = state.who.get(name);
-    const row = document.createElement("tr");
-    row.dataset.name = name;
-    for (const text of [name, entry.rating.toFixed(2), String(entry.experience), status(entry)]) {
-      const cell = document.createElement("td");
-      cell.textContent = text;
-      row.appendChild(cell);
-    }
-    const actions = document.createElement("td");
-    if (name !== state.me) {
-      if (entry.opponent === "-") {
-        actions.append(button("Invite", () => send(`invite ${name} ${$("length").value}`), "invite"));
-        actions.append(button("Resume", () => send(`invite ${name}`), "resume"));
-      } else {
-        actions.append(button("Watch", () => send(`watch ${name}`), "watch"));
-      }
-      actions.append(button("Tell", () => {
+// The who list is updated in place: a row and its buttons stay the same elements while
+// their player is online, so a click never lands on a row redrawn under the pointer.
+function whoRow(name) {
+  const row = document.createElement("tr");
+  row.dataset.name = name;
+  for (let i = 0; i < 4; i++) row.appendChild(document.createElement("td"));
+  const actions = document.createElement("td");
+  if (name !== state.me) {
+    actions.append(
+      button("Invite", () => act(`invite ${name} ${$("length").value}`), "invite"),
+      button("Resume", () => act(`invite ${name}`), "resume"),
+      button("Watch", () => act(`watch ${name}`), "watch"),
+      button("Tell", () => {
         $("chat-mode").value = "tell";
         $("chat-to").value = name;
         $("chat-to").hidden = false;
         $("chat-text").focus();
       }, "tell"));
+  }
+  row.appendChild(actions);
+  return row;
+}
+
+function renderWho() {
+  const body = $("who-rows");
+  const rows = new Map([...body.children].map((row) => [row.dataset.name, row]));
+  for (const [name, row] of rows) if (!state.who.has(name)) row.remove();
+  const names = [...state.who.keys()].sort((a, b) => a.localeCompare(b));
+  let previous = null;
+  for (const name of names) {
+    const entry = state.who.get(name);
+    let row = rows.get(name);
+    if (!row) {
+      row = whoRow(name);
+      if (previous) previous.after(row);
+      else body.prepend(row);
     }
-    row.appendChild(actions);
-    body.appendChild(row);
+    previous = row;
+    const texts = [name, entry.rating.toFixed(2), String(entry.experience), status(entry)];
+    texts.forEach((text, i) => {
+      if (row.cells[i].textContent !== text) row.cells[i].textContent = text;
+    });
+    const playing = entry.opponent !== "-";
+    for (const b of row.querySelectorAll(".invite, .resume")) b.hidden = playing;
+    for (const b of row.querySelectorAll(".watch")) b.hidden = !playing;
   }
   const me = state.who.get(state.me);
   if (me) $("ready").checked = me.ready;
   const list = $("invitations");
-  list.replaceChildren();
+  for (const item of [...list.children]) {
+    if (state.invitations.get(item.dataset.name) !== item.dataset.what) item.remove();
+  }
   for (const [name, what] of state.invitations) {
+    if (list.querySelector(`li[data-name="${name}"]`)) continue;
     const item = document.createElement("li");
     item.dataset.name = name;
-    item.append(`${name} wants to ${what}. `);
-    item.append(button("Join", () => send(`join ${name}`), "join"));
+    item.dataset.what = what;
+    const terms = document.createElement("span");
+    terms.textContent = `${name} wants to ${what}. `;
+    item.append(terms, button("Join", () => act(`join ${name}`), "join"));
     list.appendChild(item);
   }
   $("invitations-box").hidden = state.invitations.size === 0;
@@ -377,13 +544,13 @@ function renderWho() {
 
 // -- chat and the log -----------------------------------------------------------------
 
-function log(text, cls) {
-  const list = $("log");
+function log(text, cls, where = "log") {
+  const list = $(where);
   const item = document.createElement("li");
   item.textContent = text;
   item.className = cls || "";
   list.appendChild(item);
-  while (list.children.length > 500) list.removeChild(list.firstChild);
+  while (list.children.length > (where === "log" ? 500 : 100)) list.removeChild(list.firstChild);
   list.scrollTop = list.scrollHeight;
 }
 
@@ -392,6 +559,7 @@ function doChat(event) {
   const text = $("chat-text").value.trim();
   if (!text) return;
   const mode = $("chat-mode").value;
+  state.lastFrom = "chat";
   if (mode === "command") send(text);
   else if (mode === "tell") send(`tell ${$("chat-to").value.trim()} ${text}`);
   else send(`${mode} ${text}`);
@@ -435,28 +603,32 @@ function keys(event) {
 
 function start() {
   $("login-form").addEventListener("submit", doLogin);
-  $("logout").addEventListener("click", () => send("bye"));
+  $("logout").addEventListener("click", () => {
+    restoreSettings();
+    send("bye");
+  });
+  window.addEventListener("pagehide", restoreSettings);
   $("board").addEventListener("click", (event) => {
     const point = event.target.closest(".point");
     if (point) clickPoint(Number(point.dataset.point));
   });
-  $("roll").addEventListener("click", () => send("roll"));
-  $("double").addEventListener("click", () => send("double"));
+  $("roll").addEventListener("click", () => act("roll"));
+  $("double").addEventListener("click", () => act("double"));
   $("accept").addEventListener("click", () => {
-    send("accept");
+    act("accept");
   });
   $("reject").addEventListener("click", () => {
-    send("reject");
+    act("reject");
   });
   $("undo").addEventListener("click", undo);
-  $("resign").addEventListener("click", () => send(`resign ${$("resign-kind").value}`));
+  $("resign").addEventListener("click", () => act(`resign ${$("resign-kind").value}`));
   $("join-next").addEventListener("click", () => {
-    send("join");
+    act("join");
     state.betweenGames = false;
     renderControls();
   });
   $("unwatch").addEventListener("click", () => {
-    send("unwatch");
+    act("unwatch");
     document.body.dataset.state = "lobby";
   });
   $("ready").addEventListener("change", () => send("toggle ready"));

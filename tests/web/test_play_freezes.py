@@ -1,0 +1,297 @@
+"""The web client at /play against a CLIP bot, on the four ways it froze (issue 20):
+Undo, an opponent who cannot move, an account set to ``boardstyle 2``, and the one
+status line that other lines overwrote; and the who list, which must not be rebuilt
+under the pointer.
+
+The browser plays the first legal play of every roll (the bot's own choice, read from
+the page's board line) by clicking its points, so a dice script gives the same match
+every time: with ``rolls(18)`` bob cannot move at alice's 18th roll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest_twisted
+from passlib.hash import argon2
+from twisted.internet.threads import deferToThread
+
+from fibsd.rules.movegen import legal_plays
+from fibsd.store.sqlite import SQLiteStore
+from fibsd.wire.board import Colour, parse_board, view_position
+from tests.server.test_match_restart import Bot, connect, rolls
+from tests.web.conftest import Web, start_web, stop_web
+from tests.web.test_browser import Browser
+from tests.web.test_play_browser import SUMMARY, Player, pytestmark, shots_dir
+
+__all__ = ["pytestmark"]
+
+DESKTOP = (1280, 900)
+
+GAME_LOG = "return [...document.querySelectorAll('#game-log li')].map(e => e.textContent)"
+# The page's summary with the last lines of the game under the board.
+WITH_LOG = SUMMARY.replace("return {", "return { log: [...document.querySelectorAll("
+                           "'#game-log li')].slice(-4).map(e => e.textContent),", 1)
+
+
+class Client(Player):
+    async def summary(self) -> dict[str, Any]:
+        result: dict[str, Any] = await self.browser.script(WITH_LOG)
+        return result
+
+
+def log_lines(kind: str) -> str:
+    return (f"return [...document.querySelectorAll('#log li.{kind}')]"
+            ".map(e => e.textContent)")
+
+
+@pytest_twisted.async_yield_fixture
+async def site(database: Path, match_ids: list[int]) -> AsyncIterator[Web]:
+    store = SQLiteStore(database)
+    password = argon2.using(type="ID", memory_cost=64, time_cost=1).hash("secret")
+    for name in ("dave", "erin"):
+        store.create_user(name, password, 1_700_000_000)
+    # erin reads boards as pictures on telnet and asked for nothing else.
+    store.save_settings("erin", {"set.boardstyle": "2", "toggle.autoboard": "0",
+                                  "toggle.moreboards": "0", "toggle.notify": "0"})
+    store.close()
+    running = await start_web(database)
+    running.service.shared.lobby.coin = lambda: 0
+    yield running
+    await stop_web(running)
+
+
+@pytest_twisted.async_yield_fixture
+async def browser(tmp_path: Path) -> AsyncIterator[Browser]:
+    opened = await deferToThread(Browser, tmp_path / "profile")
+    yield opened
+    await deferToThread(opened.driver.quit)
+
+
+async def log_in(browser: Browser, base: str, name: str) -> Client:
+    await browser.open(base + "/play")
+    await browser.wait_for(lambda: browser.driver.execute_script(
+        "return document.body.dataset.state") == "login", "the login form")
+    await browser.run(lambda: browser.driver.execute_script(
+        "document.getElementById('name').value = arguments[0];"
+        "document.getElementById('password').value = 'secret';", name))
+    await browser.click("#login")
+    await browser.wait_for(lambda: browser.driver.execute_script(
+        "return document.body.dataset.state") == "lobby", f"{name}'s lobby")
+    return Client(browser, name)
+
+
+async def invited_by(player: Player, bot: Bot, length: int) -> None:
+    """``bot`` invites the browser's player, who clicks Join."""
+    bot.send("toggle ready")
+    await bot.wait_line(lambda line: line.startswith("** You're now ready"), "ready")
+    await player.click("#ready")
+    await player.browser.wait_for(lambda: player.browser.driver.execute_script(
+        "return document.getElementById('ready').checked"), "ready")
+    bot.active = True
+    bot.send(f"invite {player.name} {length}")
+    await player.browser.wait_for(lambda: player.browser.driver.execute_script(
+        f"return document.querySelectorAll('#invitations li[data-name={bot.name}] "
+        "button.join').length"), f"{bot.name}'s invitation")
+    await player.click(f"#invitations li[data-name={bot.name}] button.join")
+    await player.wait_until(lambda s: s["state"] == "playing" and s["slots"], "the new match")
+
+
+async def first_play(player: Player) -> list[tuple[int, int]]:
+    """The first legal play of the roll shown, as (from, to) own points (25 bar, 0 off)."""
+    line = await player.browser.script("return document.getElementById('board').dataset.line")
+    view = parse_board(line)
+    plays = legal_plays(view_position(view, Colour(view.colour)), view.player_dice)
+    return [(move.src, move.dst) for move in plays[0].moves]
+
+
+async def click_point(player: Player, point: int) -> None:
+    await player.click(f"#board .point[data-point='{point}']")
+
+
+async def play_by_clicking(player: Player, steps: list[tuple[int, int]]) -> None:
+    for source, destination in steps:
+        await click_point(player, source)
+        await click_point(player, destination)
+
+
+async def play_until(player: Player, done: Any, what: str, moves: int = 60) -> None:
+    """Rolls and plays the first legal play until ``done(summary)``."""
+    for _ in range(moves):
+        s = await player.wait_until(lambda t: t["roll"] or t["movable"] or done(t), what)
+        if done(s):
+            return
+        if s["roll"]:
+            await player.click("#roll")
+        else:
+            await play_by_clicking(player, await first_play(player))
+        await player.wait_until(lambda t, b=s: t != b, "the answer to a click")
+    raise AssertionError(f"{player.name} never saw {what}")
+
+
+@pytest_twisted.ensureDeferred
+async def test_undo_gives_back_the_whole_roll(site: Web, browser: Browser,
+                                             tmp_path: Path) -> None:
+    site.service.shared.lobby.dice = rolls(18)
+    await browser.run(browser.driver.set_window_size, *DESKTOP)
+    bob = await connect(site.game_port, "bob")
+    try:
+        alice = await log_in(browser, site.base, "alice")
+        await invited_by(alice, bob, 5)
+        s = await alice.wait_until(lambda t: t["movable"] or t["roll"], "alice's turn")
+        if s["roll"]:
+            await alice.click("#roll")
+            await alice.wait_until(lambda t: t["movable"], "alice's dice")
+        steps = await first_play(alice)
+        assert len(steps) == 2
+        before = await alice.summary()
+        await play_by_clicking(alice, steps[:1])
+        moved = await alice.wait_until(lambda t: t["shown"] != before["shown"], "the step")
+        assert await browser.script("return document.getElementById('undo').disabled") is False
+        await browser.run(browser.driver.save_screenshot,
+                          str(shots_dir(tmp_path) / "undo-1-one-step.png"))
+        await alice.click("#undo")
+        undone = await alice.wait_until(lambda t: t["shown"] == before["shown"], "the undo")
+        assert undone["movable"] == before["movable"]
+        # Both dice are back: the whole play goes through.
+        start = len(bob.lines)
+        await play_by_clicking(alice, steps)
+        await bob.wait(lambda: any(line.startswith("alice moves ") for line in bob.lines[start:]),
+                       "alice's move")
+        await alice.wait_until(lambda t: t["turn"] != before["turn"] or t["roll"],
+                               "the turn passing to bob")
+        assert moved["shown"] != before["shown"]
+        assert not [line for line in bob.lines[start:] if line.startswith("** ")]
+        assert not await browser.script(
+            "return [...document.querySelectorAll('#game-log li.error')].length")
+    finally:
+        bob.transport.loseConnection()
+
+
+@pytest_twisted.ensureDeferred
+async def test_roll_after_the_opponent_cannot_move(site: Web, browser: Browser,
+                                                   tmp_path: Path) -> None:
+    site.service.shared.lobby.dice = rolls(18)
+    bob = await connect(site.game_port, "bob")
+    try:
+        alice = await log_in(browser, site.base, "alice")
+        await invited_by(alice, bob, 5)
+        await play_until(alice, lambda t: "bob can't move." in t["log"]
+                         or t["state"] != "playing", "bob unable to move", moves=80)
+        s = await alice.wait_until(lambda t: t["roll"], "the Roll button")
+        assert s["message"] == "It's your turn to roll or double."
+        assert await browser.script(GAME_LOG + ".slice(-2)") == [
+            "bob can't move.", "It's your turn to roll or double."]
+        await browser.run(browser.driver.save_screenshot,
+                          str(shots_dir(tmp_path) / "cannot-move-phone.png"))
+        assert await browser.fits_the_phone()
+        await alice.click("#roll")
+        rolled = await alice.wait_until(lambda t: t["movable"], "alice's roll")
+        assert any(line.startswith("You roll ") for line in rolled["log"])
+    finally:
+        bob.transport.loseConnection()
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_account_with_boardstyle_2_gets_a_board_and_keeps_its_settings(
+        site: Web, browser: Browser, tmp_path: Path) -> None:
+    site.service.shared.lobby.dice = rolls(18)
+    bob = await connect(site.game_port, "bob")
+    try:
+        erin = await log_in(browser, site.base, "erin")
+        await invited_by(erin, bob, 1)
+        await play_until(erin, lambda t: any(line.startswith("bob moves ") for line in t["log"]),
+                         "bob's move")
+        # The board after bob's move: autoboard was off on the account.
+        s = await erin.wait_until(lambda t: t["roll"] or t["movable"], "erin's next turn")
+        assert s["slots"] and s["turn"] != "0"
+        assert not await browser.script(
+            "return [...document.querySelectorAll('#log li:not(.motd)')].filter("
+            "e => e.textContent.includes('|')).length")  # no ASCII board in the chat
+        await browser.run(browser.driver.save_screenshot,
+                          str(shots_dir(tmp_path) / "boardstyle-2-phone.png"))
+        await browser.click("#logout")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "return document.body.dataset.state") == "login", "the login form again")
+    finally:
+        bob.transport.loseConnection()
+    # The account is as erin left it on telnet.
+    check = await connect(site.game_port, "erin")
+    try:
+        [own] = [line for line in check.lines if line.startswith("2 erin ")]
+        fields = own.split()
+        assert (fields[3], fields[12], fields[14]) == ("0", "0", "0")  # autoboard moreboards notify
+        check.send("set boardstyle")
+        await check.wait_line(lambda line: line == "Value of 'boardstyle' is 2", "boardstyle 2")
+    finally:
+        check.transport.loseConnection()
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_status_line_keeps_your_game_and_notices_are_not_errors(
+        site: Web, browser: Browser, tmp_path: Path) -> None:
+    site.service.shared.lobby.dice = None  # fair dice: the seed is told at the end
+    bob = await connect(site.game_port, "bob")
+    carol = await connect(site.game_port, "carol")
+    dave = await connect(site.game_port, "dave")
+    try:
+        alice = await log_in(browser, site.base, "alice")
+        await invited_by(alice, bob, 1)
+        # Another match starts: a notice in the chat panel, the status line stays.
+        for bot in (carol, dave):
+            bot.send("toggle ready")
+            await bot.wait_line(lambda line: line.startswith("** You're now ready"), "ready")
+        carol.send("invite dave 1")
+        await dave.wait_line(lambda line: line == "Type 'join carol' to accept.", "invitation")
+        dave.send("join carol")
+        await browser.wait_for(lambda: "carol and dave start a 1 point match." in
+                               browser.driver.execute_script(log_lines("notice")),
+                               "the announcement as a notice")
+        message = await browser.script("return document.getElementById('message').textContent")
+        assert not message.startswith("carol")
+        # carol's Watch button stays the same element while the who list changes.
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "const b = document.querySelector('#who-rows tr[data-name=carol] button.watch');"
+            "window.watchCarol = b; return b && !b.hidden;"), "Watch carol")
+        bob.send("toggle ready")  # a status change: bob's who line
+        await bob.wait_line(lambda line: line.startswith("5 bob "), "bob's who line")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "return document.querySelector('#who-rows tr[data-name=bob] td:nth-child(4)')"
+            ".textContent") == "playing alice", "bob's new status")
+        assert await browser.script(
+            "return window.watchCarol.isConnected && window.watchCarol === "
+            "document.querySelector('#who-rows tr[data-name=carol] button.watch')")
+        # bob gives up: alice accepts and wins the match.
+        bob.active = False
+        bob.send("resign n")
+        await alice.wait_until(lambda t: t["accept"], "bob's resignation")
+        await alice.click("#accept")
+        await alice.wait_until(lambda t: t["state"] == "match-over", "the end of the match")
+        assert await browser.script(
+            "return document.getElementById('message').textContent"
+        ) == "You win the 1 point match 1-0 ."
+        notices = await browser.script(log_lines("notice"))
+        assert any(line.startswith("fairdice: server seed ") for line in notices)
+        assert "** You're now ready to invite or join someone." in notices
+        assert not await browser.script(log_lines("error"))
+        await browser.run(browser.driver.save_screenshot,
+                          str(shots_dir(tmp_path) / "match-end-phone.png"))
+        assert await browser.fits_the_phone()
+        # An error is one: in the chat panel, where the command was typed.
+        await browser.run(lambda: browser.driver.execute_script(
+            "document.getElementById('chat-mode').value = 'command';"
+            "document.getElementById('chat-text').value = 'move 1-2';"))
+        await browser.click("#chat-form button[type=submit]")
+        await browser.wait_for(lambda: browser.driver.execute_script(log_lines("error")) == [
+            "** You're not playing."], "the error")
+        # The match is over: a click on Watch watches carol.
+        await alice.click("#who-rows tr[data-name=carol] button.watch")
+        await alice.wait_until(lambda t: t["state"] == "watching", "watching carol")
+        await browser.run(browser.driver.set_window_size, *DESKTOP)
+        await browser.run(browser.driver.save_screenshot,
+                          str(shots_dir(tmp_path) / "watching-desktop.png"))
+    finally:
+        for bot in (bob, carol, dave):
+            bot.transport.loseConnection()
