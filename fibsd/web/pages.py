@@ -30,6 +30,7 @@ from twisted.web.server import NOT_DONE_YET, Request, Site
 
 from fibsd.config import Settings
 from fibsd.store import FinishedMatch
+from fibsd.web import favicon
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
 from fibsd.web.chart_svg import draw_chart, rating_path
@@ -48,6 +49,7 @@ PLAY = HERE / "static" / "play"
 PLAY_TYPES = {".js": b"text/javascript; charset=utf-8", ".css": b"text/css; charset=utf-8"}
 MAX_NAME = 64  # longer path names are not looked up
 MAX_ID_DIGITS = 18
+ICON = favicon.ico()  # a few hundred bytes, drawn once
 REPLAY_CACHE = 32  # replays kept (a record never changes once finished)
 RATING_HISTORY = 200  # matches shown in a profile's chart
 IDLE_TIMEOUT = 60  # seconds an HTTP connection may wait between requests
@@ -130,6 +132,7 @@ class WebFace(Resource):
             (re.compile(r"/api/matches"), self.api_matches),
             (re.compile(r"/metrics"), self.metrics_text),
             (re.compile(r"/static/style\.css"), self.style),
+            (re.compile(r"/favicon\.ico"), self.icon),
             (re.compile(r"/play/?"), self.play_page),
             (re.compile(r"/play/([a-z_]+\.(?:js|css))"), self.play_file),
         ]
@@ -390,6 +393,10 @@ class WebFace(Resource):
         request.setHeader(b"cache-control", b"max-age=3600")
         self._send(request, (HERE / "static" / "style.css").read_bytes(),
                    b"text/css; charset=utf-8")
+
+    async def icon(self, request: Request) -> None:
+        request.setHeader(b"cache-control", b"max-age=86400")
+        self._send(request, ICON, b"image/x-icon")
 
     async def play_page(self, request: Request) -> None:
         """The web client (static/play/): plain files, the page names its modules."""

@@ -295,3 +295,34 @@ async def test_the_status_line_keeps_your_game_and_notices_are_not_errors(
     finally:
         for bot in (bob, carol, dave):
             bot.transport.loseConnection()
+
+
+LOOK = """
+const h = document.querySelector('header');
+return [getComputedStyle(h).backgroundColor, getComputedStyle(document.body).backgroundColor,
+        [...document.querySelectorAll('header nav a')].map(a => a.textContent)];
+"""
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_pages_and_play_are_one_site(site: Web, browser: Browser,
+                                               tmp_path: Path) -> None:
+    shots = shots_dir(tmp_path)
+    await browser.open(site.base + "/")
+    looks = [await browser.script(LOOK)]
+    await browser.run(browser.driver.save_screenshot, str(shots / "site-who-phone.png"))
+    await browser.click("a.play")
+    await browser.wait_for(lambda: browser.driver.execute_script(
+        "return document.body.dataset.state") == "login", "the login form")
+    looks.append(await browser.script(LOOK))
+    await browser.run(browser.driver.save_screenshot, str(shots / "site-play-phone.png"))
+    assert await browser.fits_the_phone()
+    await browser.run(browser.driver.set_window_size, *DESKTOP)
+    await browser.click("header nav a[href='/ratings']")
+    await browser.wait_for(lambda: browser.driver.execute_script(
+        "return document.querySelector('h1') && document.querySelector('h1').textContent"
+    ) == "Ratings", "the ladder")
+    looks.append(await browser.script(LOOK))
+    await browser.run(browser.driver.save_screenshot, str(shots / "site-ratings-desktop.png"))
+    assert looks[0] == looks[1] == looks[2]
+    assert looks[0][2] == ["fibsd", "Play", "Who", "Ratings"]
