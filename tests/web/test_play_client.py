@@ -326,3 +326,82 @@ async def test_the_pages_and_play_are_one_site(site: Web, browser: Browser,
     await browser.run(browser.driver.save_screenshot, str(shots / "site-ratings-desktop.png"))
     assert looks[0] == looks[1] == looks[2]
     assert looks[0][2] == ["fibsd", "Play", "Who", "Ratings"]
+
+
+DICE = "return document.querySelectorAll('#board .dice.used').length"
+
+
+@pytest_twisted.ensureDeferred
+async def test_confirm_dimmed_dice_turn_title_decline_and_rematch(
+        site: Web, browser: Browser, tmp_path: Path) -> None:
+    site.service.shared.lobby.dice = rolls(18)
+    shots = shots_dir(tmp_path)
+    await browser.run(browser.driver.set_window_size, *DESKTOP)
+    bob = await connect(site.game_port, "bob")
+    carol = await connect(site.game_port, "carol")
+    try:
+        alice = await log_in(browser, site.base, "alice")
+        # An invitation shows its terms; Decline removes it and tells the sender.
+        carol.send("toggle ready")
+        await carol.wait_line(lambda line: line.startswith("** You're now ready"), "ready")
+        await alice.click("#ready")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "return document.getElementById('ready').checked"), "ready")
+        carol.send("invite alice 3")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "const i = document.querySelector('#invitations li[data-name=carol]');"
+            "return i && i.textContent"), "carol's invitation")
+        assert await browser.text("#invitations li[data-name=carol] span") == (
+            "carol wants to play a 3 point match.")
+        assert await browser.texts("#invitations li[data-name=carol] button") == [
+            "Join", "Decline"]
+        start = len(carol.lines)
+        await alice.click("#invitations li[data-name=carol] button.decline")
+        await carol.wait(lambda: "12 alice No, thank you: I decline your invitation." in
+                         carol.lines[start:], "alice's answer")
+        assert await browser.script("return document.getElementById('invitations-box').hidden")
+        await alice.click("#ready")  # off: invited_by turns it on again
+        await browser.wait_for(lambda: not browser.driver.execute_script(
+            "return document.getElementById('ready').checked"), "not ready")
+        # Moves wait for Confirm; used dice are dimmed; the tab says whose turn it is.
+        await alice.click("#confirm-moves")
+        await invited_by(alice, bob, 1)
+        s = await alice.wait_until(lambda t: t["movable"] or t["roll"], "alice's turn")
+        if s["roll"]:
+            await alice.click("#roll")
+            await alice.wait_until(lambda t: t["movable"], "alice's dice")
+        assert (await browser.script("return document.title")).startswith("Your turn · ")
+        assert await browser.script(DICE) == 0
+        steps = await first_play(alice)
+        await play_by_clicking(alice, steps[:1])
+        assert await browser.script(DICE) == 1
+        start = len(bob.lines)
+        await play_by_clicking(alice, steps[1:])
+        assert await browser.script(DICE) == 2
+        assert await browser.script("return document.getElementById('confirm').disabled") is False
+        await browser.run(browser.driver.save_screenshot, str(shots / "confirm-desktop.png"))
+        await alice.click("#undo")
+        assert await browser.script(DICE) == 0
+        await play_by_clicking(alice, steps)
+        assert not [line for line in bob.lines[start:] if line.startswith("alice moves ")]
+        bob.active = False  # bob stays on roll: the turn is his
+        await alice.click("#confirm")
+        await bob.wait(lambda: any(line.startswith("alice moves ") for line in bob.lines[start:]),
+                       "alice's move")
+        await browser.wait_for(lambda: not browser.driver.execute_script(
+            "return document.title").startswith("Your turn"), "the title without the turn")
+        # bob gives up; Rematch invites him to the same match again.
+        bob.send("resign n")
+        await alice.wait_until(lambda t: t["accept"], "bob's resignation")
+        await alice.click("#accept")
+        await alice.wait_until(lambda t: t["state"] == "match-over", "the end of the match")
+        start = len(bob.lines)
+        await alice.click("#rematch")
+        await bob.wait(lambda: "alice wants to play a 1 point match with you." in bob.lines[start:],
+                       "the rematch")
+        await browser.run(browser.driver.set_window_size, 390, 844)
+        await browser.run(browser.driver.save_screenshot, str(shots / "rematch-phone.png"))
+        assert await browser.fits_the_phone()
+    finally:
+        for bot in (bob, carol):
+            bot.transport.loseConnection()

@@ -87,19 +87,20 @@ function stack(group, cx, top, count, cls) {
   }
 }
 
-function die(parent, x, y, value) {
-  el("rect", { x, y, width: 30, height: 30, rx: 5, class: "die" }, parent);
+function die(parent, x, y, value, used = false) {
+  const g = el("g", { class: used ? "dice used" : "dice" }, parent);
+  el("rect", { x, y, width: 30, height: 30, rx: 5, class: "die" }, g);
   const spots = {
     1: [[15, 15]], 2: [[8, 8], [22, 22]], 3: [[8, 8], [15, 15], [22, 22]],
     4: [[8, 8], [22, 8], [8, 22], [22, 22]],
     5: [[8, 8], [22, 8], [15, 15], [8, 22], [22, 22]],
     6: [[8, 7], [22, 7], [8, 15], [22, 15], [8, 23], [22, 23]],
   }[value] || [];
-  for (const [dx, dy] of spots) el("circle", { cx: x + dx, cy: y + dy, r: 3, class: "pip" }, parent);
+  for (const [dx, dy] of spots) el("circle", { cx: x + dx, cy: y + dy, r: 3, class: "pip" }, g);
 }
 
 // Draws `view` into `svg`. `ui`: {mine, theirs} to show (the play in progress), the sets
-// `movable` and `dests` of own points, `selected`, `dice` still to play.
+// `movable` and `dests` of own points, `selected`, `dice` still to play of `rolled`.
 export function drawBoard(svg, view, ui) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   svg.setAttribute("viewBox", "0 0 600 440");
@@ -168,10 +169,15 @@ export function drawBoard(svg, view, ui) {
   el("rect", { x: TRAY_X + 7, y: cy, width: 36, height: 36, rx: 4 }, cube);
   el("text", { x: TRAY_X + 25, y: cy + 24 }, cube).textContent = String(view.cube === 1 ? 64 : view.cube);
   // Dice: P1's on the right half, P2's on the left.
-  const shownDice = ui.dice && ui.dice.length ? ui.dice : null;
   if (view.playerDice[0]) {
-    const values = shownDice || view.playerDice;
-    values.forEach((v, i) => die(svg, RIGHT_X + 60 + i * 38, 205, v));
+    // The whole roll (four dice of a double while it is played), used ones dimmed.
+    const rolled = ui.rolled || view.playerDice;
+    const left = (ui.dice || rolled).slice();
+    rolled.forEach((v, i) => {
+      const k = left.indexOf(v);
+      if (k >= 0) left.splice(k, 1);
+      die(svg, RIGHT_X + 40 + i * 38, 205, v, k < 0);
+    });
   } else if (view.opponentDice[0]) {
     view.opponentDice.forEach((v, i) => die(svg, LEFT + 80 + i * 38, 205, v));
   }

@@ -4,7 +4,7 @@
 
 import { absoluteText, drawBoard, parseBoard } from "./board.js";
 import { login, register } from "./clip.js";
-import { diceOf, nextSteps, pips, apply } from "./movegen.js";
+import { apply, diceOf, forcedPlay, nextSteps, pips } from "./movegen.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -27,7 +27,11 @@ const state = {
   restore: [], // commands that give the account back the settings we changed
   quiet: new Set(), // confirmations of our own setting commands, not shown
   settingUp: false, // waiting for the answer to `set boardstyle`
+  serverMoves: false, // the account's `automove`: the server plays forced moves itself
 };
+
+const TITLE = document.title;
+const CONFIRM_KEY = "fibsd.confirm"; // localStorage: "1" = moves wait for Confirm
 
 // -- logging in ----------------------------------------------------------------------
 
@@ -123,6 +127,7 @@ function onClip(code, rest) {
     state.me = words[0];
     $("me").textContent = state.me;
   } else if (code === 2) {
+    state.serverMoves = words[4] === "1";
     forceSettings(words);
   } else if (code === 3) {
     state.motd = true;
@@ -206,6 +211,10 @@ function onText(line) {
   }
   if ((found = INVITATION.exec(line))) {
     state.invitations.set(found[1], found[2]);
+    state.invitedBy = found[1];
+    renderWho();
+  } else if (line.startsWith("WARNING: Don't accept if you want to continue") && state.invitedBy) {
+    state.invitations.set(state.invitedBy, `${state.invitations.get(state.invitedBy)}. ${line}`);
     renderWho();
   } else if (line.startsWith("Type 'join ") && line.endsWith("' to accept.")) {
     return;
@@ -305,7 +314,13 @@ function onBoard(line) {
   if (!view) return;
   state.view = view;
   state.play = null;
-  if (toMove(view)) beginPlay(view);
+  if (toMove(view)) {
+    beginPlay(view);
+    const forced = state.serverMoves ? null
+      : forcedPlay(view.mine, view.theirs, view.playerDice[0], view.playerDice[1]);
+    // One play only: made for the player (still to confirm if he asked for that).
+    for (const s of forced || []) if (state.play) step(s.from, s.to, s.die);
+  }
   if (view.turn !== 0) state.betweenGames = false;
   else {
     state.offer = "";
@@ -372,6 +387,7 @@ function renderBoard() {
     ui.mine = play.mine;
     ui.theirs = play.theirs;
     ui.dice = play.dice;
+    ui.rolled = play.rolled;
     ui.movable = new Set(steps.map((s) => s.from));
     ui.selected = play.selected;
     ui.dests = new Set(steps.filter((s) => s.from === play.selected).map((s) => s.to));
@@ -405,16 +421,7 @@ function clickPoint(k) {
   if (play.selected !== null) {
     const here = steps.filter((s) => s.from === play.selected && s.to === k);
     if (here.length) {
-      const die = Math.min(...here.map((s) => s.die));
-      [play.mine, play.theirs] = apply(play.mine, play.theirs, [play.selected, k]);
-      play.dice.splice(play.dice.indexOf(die), 1);
-      play.steps.push([play.selected, k]);
-      play.selected = null;
-      if (!options().length) {
-        sendMove();
-        return;
-      }
-      renderBoard();
+      if (!step(play.selected, k, Math.min(...here.map((s) => s.die)))) renderBoard();
       return;
     }
   }
@@ -422,6 +429,19 @@ function clickPoint(k) {
   renderBoard();
   const dest = document.querySelector("#board .dest");
   if (dest) dest.focus();
+}
+
+// One checker moved by `die`. The last step sends the play, unless moves wait for
+// Confirm; returns whether it was sent.
+function step(from, to, die) {
+  const play = state.play;
+  [play.mine, play.theirs] = apply(play.mine, play.theirs, [from, to]);
+  play.dice.splice(play.dice.indexOf(die), 1);
+  play.steps.push([from, to]);
+  play.selected = null;
+  if (options().length || $("confirm-moves").checked) return false;
+  sendMove();
+  return true;
 }
 
 function sendMove() {
@@ -452,11 +472,27 @@ function renderControls() {
   $("double").disabled = !(toRoll && view.playerMayDouble && view.matchLength !== 1);
   $("accept").disabled = !answer;
   $("reject").disabled = !answer;
-  $("undo").disabled = !(state.play && state.play.steps.length);
+  const moved = !!state.play && state.play.steps.length > 0;
+  $("undo").disabled = !moved;
+  $("confirm").hidden = !$("confirm-moves").checked;
+  $("confirm").disabled = !(moved && !options().length);
+  $("rematch").hidden = !(state.matchOver && view && view.player === "You"
+                          && document.body.dataset.state === "match-over");
   $("resign").disabled = !playing || view.turn === 0;
   $("join-next").hidden = !state.betweenGames;
   $("unwatch").hidden = !(view && view.player !== "You" && document.body.dataset.state === "watching");
-  document.body.dataset.turn = playing && view.turn === view.colour ? "mine" : "";
+  const mine = playing && (toRoll || answer || !!state.play);
+  document.body.dataset.turn = mine ? "mine" : "";
+  document.title = mine ? `Your turn · ${TITLE}` : TITLE;
+}
+
+// The same match again: ready first if need be (the end of a match leaves you as you were).
+function rematch() {
+  const view = state.view;
+  const me = state.who.get(state.me);
+  if (me && !me.ready) act("toggle ready");
+  act(`invite ${view.opponent} ${view.matchLength === 9999 ? "unlimited" : view.matchLength}`);
+  $("rematch").hidden = true;
 }
 
 // -- who is online, invitations ---------------------------------------------------------
@@ -536,10 +572,18 @@ function renderWho() {
     item.dataset.what = what;
     const terms = document.createElement("span");
     terms.textContent = `${name} wants to ${what}. `;
-    item.append(terms, button("Join", () => act(`join ${name}`), "join"));
+    item.append(terms, button("Join", () => act(`join ${name}`), "join"),
+                button("Decline", () => decline(name), "decline"));
     list.appendChild(item);
   }
   $("invitations-box").hidden = state.invitations.size === 0;
+}
+
+// FIBS has no refusal: the invitation leaves the list and its sender is told in a tell.
+function decline(name) {
+  state.invitations.delete(name);
+  act(`tell ${name} No, thank you: I decline your invitation.`);
+  renderWho();
 }
 
 // -- chat and the log -----------------------------------------------------------------
@@ -579,7 +623,8 @@ function chatKeys(event) {
 
 // -- keyboard ----------------------------------------------------------------------------
 
-const KEYS = { r: "roll", d: "double", a: "accept", x: "reject", u: "undo", j: "join-next" };
+const KEYS = { r: "roll", d: "double", a: "accept", x: "reject", u: "undo", c: "confirm",
+               j: "join-next" };
 
 function keys(event) {
   const target = event.target;
@@ -621,6 +666,15 @@ function start() {
     act("reject");
   });
   $("undo").addEventListener("click", undo);
+  $("confirm").addEventListener("click", () => {
+    if (state.play && state.play.steps.length && !options().length) sendMove();
+  });
+  $("rematch").addEventListener("click", rematch);
+  $("confirm-moves").checked = localStorage.getItem(CONFIRM_KEY) === "1";
+  $("confirm-moves").addEventListener("change", () => {
+    localStorage.setItem(CONFIRM_KEY, $("confirm-moves").checked ? "1" : "0");
+    renderControls();
+  });
   $("resign").addEventListener("click", () => act(`resign ${$("resign-kind").value}`));
   $("join-next").addEventListener("click", () => {
     act("join");
