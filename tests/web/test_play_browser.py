@@ -53,6 +53,16 @@ return {
 """
 
 
+# Keeps every position the page draws: a forced play is sent as soon as its roll is
+# drawn, so its position may be gone before the next poll.
+DRAWN = """
+const b = document.getElementById('board');
+window.drawn = [];
+new MutationObserver(() => window.drawn.push([b.dataset.slots, b.dataset.score, b.dataset.cube]))
+  .observe(b, {attributes: true, attributeFilter: ['data-slots']});
+"""
+
+
 def shots_dir(tmp_path: Path) -> Path:
     folder = Path(os.environ.get("FIBSD_SCREENSHOTS") or tmp_path / "screenshots")
     folder.mkdir(parents=True, exist_ok=True)
@@ -156,6 +166,8 @@ async def play_match(ann: Player, ben: Player, watcher: Watcher, length: int,
     first_board = len(watcher.boards())
     watcher.bot.send("watch ann")
     seen: set[tuple[str, str, str]] = set()
+    for player in (ann, ben):  # every board drawn, also one shown for a moment only
+        await player.browser.script(DRAWN)
     doubled = False
     highlighted = False
     actions = 0
@@ -202,6 +214,10 @@ async def play_match(ann: Player, ben: Player, watcher: Watcher, length: int,
     assert doubled == cube
     final = await ann.summary()
     seen.add((final["slots"], final["score"], final["cube"]))
+    for player in (ann, ben):
+        for slots, score, cube in await player.browser.script("return window.drawn"):
+            mine = score if player is ann else "-".join(score.split("-")[::-1])
+            seen.add((slots, mine, cube))
     await watcher.sees(final["slots"], final["score"], final["cube"])
     await ann.shot(shots / f"{label}-4-match-end.png")
     await ben.shot(shots / f"{label}-4-match-end-phone.png")
