@@ -249,6 +249,8 @@ function onText(line) {
     document.body.dataset.state = "lobby";
   } else if (GAME_OVER.test(line)) {
     turnTo(0);
+  } else if (line.endsWith("You're not watching anymore.")) {
+    document.body.dataset.state = "lobby";
   } else if (line.startsWith("You're now watching ")) {
     $("game-log").replaceChildren();
     document.body.dataset.state = "watching";
