@@ -405,3 +405,55 @@ async def test_confirm_dimmed_dice_turn_title_decline_and_rematch(
     finally:
         for bot in (bob, carol):
             bot.transport.loseConnection()
+
+
+CENTRES = """
+const board = arguments[0].getBoundingClientRect();
+return [arguments[1], arguments[2]].map((k) => {
+  const r = document.querySelector(`#board .point[data-point='${k}'] .hit`).getBoundingClientRect();
+  return [Math.round(r.x + r.width / 2 - board.x - board.width / 2),
+          Math.round(r.y + r.height / 2 - board.y - board.height / 2)];
+});
+"""
+
+
+def drag(driver: Any, source: int, target: int, touch: bool) -> None:
+    """Presses on point ``source``, moves to ``target`` in two strides and lets go there:
+    with the mouse, or with a finger."""
+    from selenium.webdriver.common.actions import interaction
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+
+    board = driver.find_element("id", "board")
+    (x1, y1), (x2, y2) = driver.execute_script(CENTRES, board, source, target)
+    pointer = PointerInput(interaction.POINTER_TOUCH if touch else interaction.POINTER_MOUSE,
+                           "finger" if touch else "mouse")
+    builder = ActionBuilder(driver, mouse=pointer)
+    builder.pointer_action.move_to(board, x1, y1).pointer_down()
+    builder.pointer_action.move_to(board, (x1 + x2) // 2, (y1 + y2) // 2)
+    builder.pointer_action.move_to(board, x2, y2).pointer_up()
+    builder.perform()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_play_by_dragging_with_the_mouse_and_a_finger(
+        site: Web, browser: Browser, tmp_path: Path) -> None:
+    site.service.shared.lobby.dice = rolls(18)
+    bob = await connect(site.game_port, "bob")
+    try:
+        alice = await log_in(browser, site.base, "alice")
+        await invited_by(alice, bob, 1)
+        s = await alice.wait_until(lambda t: t["movable"], "alice's dice")
+        (a, b), (c, d) = await first_play(alice)
+        start = len(bob.lines)
+        await browser.run(drag, browser.driver, a, b, False)
+        dragged = await alice.wait_until(lambda t: t["shown"] != s["shown"], "the mouse's step")
+        await browser.run(browser.driver.save_screenshot,
+                          str(shots_dir(tmp_path) / "drag-phone.png"))
+        await browser.run(drag, browser.driver, c, d, True)
+        await bob.wait(lambda: any(line.startswith("alice moves ") for line in bob.lines[start:]),
+                       "alice's move")
+        assert dragged["shown"] != s["shown"]
+        assert not [line for line in bob.lines[start:] if line.startswith("** ")]
+    finally:
+        bob.transport.loseConnection()

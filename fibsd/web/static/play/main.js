@@ -395,6 +395,7 @@ function renderBoard() {
     ui.dests = new Set(steps.filter((s) => s.from === play.selected).map((s) => s.to));
   }
   drawBoard($("board"), view, ui);
+  $("board").classList.toggle("moving", !!play);
   const me = view.player === "You" ? state.me : view.player;
   const rating = (name) => {
     const entry = state.who.get(name);
@@ -623,6 +624,61 @@ function chatKeys(event) {
   event.preventDefault();
 }
 
+// -- the pointer: tap or click, or drag a checker (mouse, pen, touch) --------------------
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+// Pressing a point chooses it as a click would; if a checker is then picked up, it
+// follows the pointer and is let go over a destination in pointerUp.
+function pointerDown(event) {
+  const point = event.target.closest(".point");
+  if (!point || !state.play || event.button > 0) return;
+  event.preventDefault();
+  clickPoint(Number(point.dataset.point));
+  const from = state.play ? state.play.selected : null;
+  state.drag = from === null ? null : { from, ghost: null, id: event.pointerId };
+}
+
+// The board's own coordinates of a pointer event.
+function boardPoint(event) {
+  const svg = $("board");
+  const at = svg.createSVGPoint();
+  at.x = event.clientX;
+  at.y = event.clientY;
+  return at.matrixTransform(svg.getScreenCTM().inverse());
+}
+
+function pointerMove(event) {
+  const drag = state.drag;
+  if (!drag || event.pointerId !== drag.id) return;
+  if (!drag.ghost) {
+    drag.ghost = document.createElementNS(SVG_NS, "circle");
+    drag.ghost.setAttribute("r", "17");
+    drag.ghost.setAttribute("class", `checker ghost ${state.view.colour === 1 ? "o" : "x"}`);
+    $("board").appendChild(drag.ghost);
+  }
+  if (!drag.ghost.isConnected) $("board").appendChild(drag.ghost); // the board was redrawn
+  const at = boardPoint(event);
+  drag.ghost.setAttribute("cx", String(at.x));
+  drag.ghost.setAttribute("cy", String(at.y));
+}
+
+function pointerUp(event) {
+  const drag = state.drag;
+  if (!drag || event.pointerId !== drag.id) return;
+  dropGhost();
+  const under = document.elementFromPoint(event.clientX, event.clientY);
+  const point = under && under.closest("#board .point");
+  const to = point ? Number(point.dataset.point) : null;
+  if (to === null || to === drag.from || !state.play || state.play.selected !== drag.from) return;
+  if (options().some((s) => s.from === drag.from && s.to === to)) clickPoint(to);
+}
+
+function dropGhost() {
+  if (state.drag && state.drag.ghost) state.drag.ghost.remove();
+  state.drag = null;
+}
+
 // -- keyboard ----------------------------------------------------------------------------
 
 const KEYS = { r: "roll", d: "double", a: "accept", x: "reject", u: "undo", c: "confirm",
@@ -655,8 +711,13 @@ function start() {
     send("bye");
   });
   window.addEventListener("pagehide", restoreSettings);
+  $("board").addEventListener("pointerdown", pointerDown);
+  window.addEventListener("pointermove", pointerMove);
+  window.addEventListener("pointerup", pointerUp);
+  window.addEventListener("pointercancel", dropGhost);
   $("board").addEventListener("click", (event) => {
-    const point = event.target.closest(".point");
+    // A click a pointer made was handled at pointerdown; this one is a screen reader's.
+    const point = event.detail === 0 && event.target.closest(".point");
     if (point) clickPoint(Number(point.dataset.point));
   });
   $("roll").addEventListener("click", () => act("roll"));
