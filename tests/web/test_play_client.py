@@ -457,3 +457,67 @@ async def test_a_play_by_dragging_with_the_mouse_and_a_finger(
         assert not [line for line in bob.lines[start:] if line.startswith("** ")]
     finally:
         bob.transport.loseConnection()
+
+
+@pytest_twisted.ensureDeferred
+async def test_saved_matches_resume_matches_to_watch_and_the_replay_link(
+        site: Web, browser: Browser, tmp_path: Path) -> None:
+    site.service.shared.lobby.dice = rolls(18)
+    bob = await connect(site.game_port, "bob")
+    carol = await connect(site.game_port, "carol")
+    dave = await connect(site.game_port, "dave")
+    try:
+        alice = await log_in(browser, site.base, "alice")
+        assert await browser.script("return document.getElementById('saved-box').hidden")
+        await invited_by(alice, bob, 1)
+        # bob leaves: the match is saved, and listed with Resume.
+        bob.active = False
+        bob.send("leave")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "return [...document.querySelectorAll('#saved-list li')].map(e => e.textContent)"
+        ) == ["bob, 1 point match, 0-0 Resume"], "the saved match")
+        assert await browser.script(
+            "return !document.querySelector('#who-rows tr[data-name=bob] button.resume').hidden"
+            " && document.querySelector('#who-rows tr[data-name=carol] button.resume').hidden")
+        # Another match: listed to watch.
+        for bot in (carol, dave):
+            bot.send("toggle ready")
+            await bot.wait_line(lambda line: line.startswith("** You're now ready"), "ready")
+        carol.send("invite dave 1")
+        await dave.wait_line(lambda line: line == "Type 'join carol' to accept.", "invitation")
+        dave.send("join carol")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "return [...document.querySelectorAll('#matches li')].map(e => e.textContent)"
+        ) == ["carol – dave Watch"], "carol and dave's match")
+        await browser.run(browser.driver.save_screenshot,
+                          str(shots_dir(tmp_path) / "saved-and-matches-phone.png"))
+        assert await browser.fits_the_phone()
+        start = len(bob.lines)
+        await alice.click("#saved-list li button.resume")
+        await bob.wait(lambda: "alice wants to resume a saved match with you." in
+                       bob.lines[start:], "the invitation to resume")
+        bob.send("join alice")
+        await alice.wait_until(lambda t: t["state"] == "playing", "the resumed match")
+        await browser.wait_for(lambda: "match length: 1" in browser.driver.execute_script(
+            GAME_LOG), "the resumed match's state under the board")
+        bob.send("resign n")
+        await alice.wait_until(lambda t: t["accept"], "bob's resignation")
+        await alice.click("#accept")
+        await alice.wait_until(lambda t: t["state"] == "match-over", "the end of the match")
+        href = await browser.wait_for(lambda: browser.driver.execute_script(
+            "const a = document.getElementById('replay'); return !a.hidden && a.href"),
+            "the link to the replay")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "return document.getElementById('saved-box').hidden"), "no saved match left")
+        assert not [line for line in await browser.script(
+            "return [...document.querySelectorAll('#log li')].map(e => e.textContent)")
+            if line.startswith(("#", "Finished matches", "  opponent", "**bob"))]
+        await browser.run(browser.driver.set_window_size, *DESKTOP)
+        await browser.run(browser.driver.save_screenshot,
+                          str(shots_dir(tmp_path) / "replay-link-desktop.png"))
+        await alice.click("#replay")
+        await browser.wait_for(lambda: browser.driver.current_url == href, "the replay page")
+        assert await browser.text("h1") == "alice - bob"
+    finally:
+        for bot in (bob, carol, dave):
+            bot.transport.loseConnection()

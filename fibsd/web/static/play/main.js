@@ -28,6 +28,9 @@ const state = {
   quiet: new Set(), // confirmations of our own setting commands, not shown
   settingUp: false, // waiting for the answer to `set boardstyle`
   serverMoves: false, // the account's `automove`: the server plays forced moves itself
+  saved: new Map(), // from `show saved`: opponent -> {length, score, online}
+  archiveQuery: false, // asked `archive` for the match just finished: its number
+  savedAsked: false, // the Saved matches button: an empty list is said in the chat
 };
 
 const TITLE = document.title;
@@ -169,6 +172,9 @@ const GAME_OVER = /^(You|[A-Za-z_]+) (wins? the game|accepts? and wins?|gives? u
 const SCORE = /^(?:You|([A-Za-z_]+)) wins? the [0-9]+ point match ([0-9]+)-([0-9]+) \.$/;
 const TO_ROLL = "It's your turn to roll or double.";
 const BOARDSTYLE = /^Value of 'boardstyle' is ([0-9]+)$/;
+const SAVED_HEADER = "  opponent          matchlength   score (your points first)";
+const SAVED_ROW = /^(\*\*|  | \*)([A-Za-z_]+) +([0-9]+|unlimited) +([0-9]+) - +([0-9]+)$/;
+const ARCHIVE = /^(?:Finished matches of [A-Za-z_]+, newest first|#([0-9]+) [0-9]{4}-|Type 'archive )/;
 
 // The lines of the match you play or watch (protocol/play.md); they go under the board.
 const GAME = new RegExp("^(?:" + [
@@ -179,7 +185,8 @@ const GAME = new RegExp("^(?:" + [
   "\\S+ wants? to resign\\.", "\\S+ wins? the game", "score in ", "Type 'join' if you want",
   "\\S+ wins? the [0-9]+ point match", "You're now watching ", "You are now playing with",
   "[A-Za-z_]+ has joined you\\.", "\\*\\* You are now playing", "\\*\\* Player \\S+ has (?:joined|left)",
-  "\\*\\* You terminated", "\\*\\* \\S+ drops connection\\. The game",
+  "\\*\\* You terminated", "\\*\\* \\S+ drops connection\\. The game", "turn: ", "match length: ",
+  "points for ",
 ].join("|") + ")");
 
 // `** ` lines that inform rather than refuse: shown as notices, not errors.
@@ -193,8 +200,8 @@ const NOTICE = new RegExp("^\\*\\* (?:" + [
 ].join("|") + ")");
 
 // "game", "error" or "notice": where a line goes and how it looks.
-function kindOf(line) {
-  const inMatch = ["playing", "watching", "match-over"].includes(document.body.dataset.state);
+function kindOf(line, where) {
+  const inMatch = ["playing", "watching", "match-over"].includes(where);
   if (GAME.test(line) && (inMatch || STARTS.test(line))) return "game";
   if (line.startsWith("** ") && !NOTICE.test(line)) return "error";
   return "notice";
@@ -202,6 +209,7 @@ function kindOf(line) {
 
 function onText(line) {
   let found;
+  const where = document.body.dataset.state; // before this line changes it
   if (state.quiet.delete(line)) return; // our own settings at login
   if ((found = BOARDSTYLE.exec(line)) && state.settingUp) {
     state.settingUp = false;
@@ -209,6 +217,7 @@ function onText(line) {
                                "Value of 'boardstyle' set to 3.");
     return;
   }
+  if (savedLine(line) || archiveLine(line)) return;
   if ((found = INVITATION.exec(line))) {
     state.invitations.set(found[1], found[2]);
     state.invitedBy = found[1];
@@ -224,6 +233,7 @@ function onText(line) {
     state.betweenGames = false;
     state.lastMove = "";
     $("game-log").replaceChildren();
+    $("replay").hidden = true;
     document.body.dataset.state = "playing";
     renderWho();
   } else if ((found = MOVES.exec(line))) {
@@ -243,10 +253,13 @@ function onText(line) {
     state.betweenGames = false;
     document.body.dataset.state = "match-over";
     matchScore(SCORE.exec(line));
+    askArchive();
+    send("show saved");
   } else if (SAVED.test(line) && document.body.dataset.state === "playing") {
     state.matchOver = true;
     state.play = null;
     document.body.dataset.state = "lobby";
+    send("show saved");
   } else if (GAME_OVER.test(line)) {
     turnTo(0);
   } else if (line.endsWith("You're not watching anymore.")) {
@@ -261,7 +274,7 @@ function onText(line) {
     turnTo(1);
   }
   if (line === "") return;
-  const kind = kindOf(line);
+  const kind = kindOf(line, where);
   if (kind === "game") {
     $("message").textContent = line;
     log(line, "game", "game-log");
@@ -303,6 +316,53 @@ function forceSettings(words) {
   }
   state.settingUp = true;
   send("set boardstyle");
+  send("show saved");
+}
+
+// -- saved matches and the archive, asked for by the page -------------------------------
+
+// `show saved`: its lines fill the lobby's list instead of the chat.
+function savedLine(line) {
+  const found = SAVED_ROW.exec(line);
+  if (line === "no saved games.") {
+    state.saved.clear();
+    renderWho();
+    const asked = state.savedAsked; // by the button: say so in the chat
+    state.savedAsked = false;
+    return !asked;
+  }
+  if (line === SAVED_HEADER) {
+    state.saved.clear();
+    state.savedAsked = false;
+  } else if (found) {
+    state.saved.set(found[2], { length: found[3], score: `${found[4]}-${found[5]}`,
+                                online: found[1] !== "  " });
+  } else return false;
+  renderWho();
+  return true;
+}
+
+// The number of the match just finished, from the first row of `archive`: a link to
+// its replay on the web face.
+function askArchive() {
+  const view = state.view;
+  if (!view) return;
+  state.archiveQuery = true;
+  send(view.player === "You" ? "archive" : `archive ${view.player}`);
+}
+
+function archiveLine(line) {
+  const found = ARCHIVE.exec(line);
+  if (!state.archiveQuery || !found) {
+    state.archiveQuery = false;
+    return false;
+  }
+  if (found[1] && state.archiveQuery !== "rest") { // the newest is the one
+    $("replay").href = `/matches/${found[1]}`;
+    $("replay").hidden = document.body.dataset.state === "playing";
+    state.archiveQuery = "rest"; // the other rows are not shown either
+  }
+  return true;
 }
 
 // Gives the account back what `forceSettings` changed (a telnet user's boardstyle 2).
@@ -559,11 +619,14 @@ function renderWho() {
       if (row.cells[i].textContent !== text) row.cells[i].textContent = text;
     });
     const playing = entry.opponent !== "-";
-    for (const b of row.querySelectorAll(".invite, .resume")) b.hidden = playing;
+    for (const b of row.querySelectorAll(".invite")) b.hidden = playing;
+    for (const b of row.querySelectorAll(".resume")) b.hidden = playing || !state.saved.has(name);
     for (const b of row.querySelectorAll(".watch")) b.hidden = !playing;
   }
   const me = state.who.get(state.me);
   if (me) $("ready").checked = me.ready;
+  renderMatches();
+  renderSaved();
   const list = $("invitations");
   for (const item of [...list.children]) {
     if (state.invitations.get(item.dataset.name) !== item.dataset.what) item.remove();
@@ -580,6 +643,51 @@ function renderWho() {
     list.appendChild(item);
   }
   $("invitations-box").hidden = state.invitations.size === 0;
+}
+
+// Keeps the items of `list` keyed by `data-key` in step with `wanted` (key -> [text,
+// buttons]); items whose text is unchanged stay the same elements.
+function keyedList(list, wanted) {
+  for (const item of [...list.children]) {
+    const want = wanted.get(item.dataset.key);
+    if (!want || item.firstChild.textContent !== want[0]) item.remove();
+  }
+  for (const [key, [text, buttons]] of wanted) {
+    if ([...list.children].some((item) => item.dataset.key === key)) continue;
+    const item = document.createElement("li");
+    item.dataset.key = key;
+    const label = document.createElement("span");
+    label.textContent = text;
+    item.append(label, ...buttons());
+    list.appendChild(item);
+  }
+  return wanted.size;
+}
+
+// Running matches from the who list: one item a pair, with Watch.
+function renderMatches() {
+  const wanted = new Map();
+  for (const [name, entry] of state.who) {
+    const other = state.who.get(entry.opponent);
+    if (!other || other.opponent !== name || name > entry.opponent) continue;
+    wanted.set(`${name}-${entry.opponent}`, [`${name} – ${entry.opponent} `,
+      () => [button("Watch", () => act(`watch ${name}`), "watch")]]);
+  }
+  $("matches-box").hidden = !keyedList($("matches"), wanted);
+}
+
+function renderSaved() {
+  const wanted = new Map();
+  for (const [name, match] of state.saved) {
+    const length = match.length === "unlimited" ? "unlimited" : `${match.length} point match`;
+    const text = `${name}, ${length}, ${match.score}${match.online ? "" : " (not online)"} `;
+    wanted.set(name, [text, () => {
+      const resume = button("Resume", () => act(`invite ${name}`), "resume");
+      resume.disabled = !match.online;
+      return [resume];
+    }]);
+  }
+  $("saved-box").hidden = !keyedList($("saved-list"), wanted);
 }
 
 // FIBS has no refusal: the invitation leaves the list and its sender is told in a tell.
@@ -749,7 +857,10 @@ function start() {
     document.body.dataset.state = "lobby";
   });
   $("ready").addEventListener("change", () => send("toggle ready"));
-  $("saved").addEventListener("click", () => send("show saved"));
+  $("saved").addEventListener("click", () => {
+    state.savedAsked = true;
+    send("show saved");
+  });
   $("chat-form").addEventListener("submit", doChat);
   $("chat-text").addEventListener("keydown", chatKeys);
   $("chat-mode").addEventListener("change", () => {
