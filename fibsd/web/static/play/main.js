@@ -257,8 +257,8 @@ function onText(line) {
     send("show saved");
   } else if (SAVED.test(line) && document.body.dataset.state === "playing") {
     state.matchOver = true;
-    state.play = null;
     document.body.dataset.state = "lobby";
+    turnTo(0);
     send("show saved");
   } else if (GAME_OVER.test(line)) {
     turnTo(0);
