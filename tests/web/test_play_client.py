@@ -364,13 +364,16 @@ async def test_confirm_dimmed_dice_turn_title_decline_and_rematch(
         await browser.wait_for(lambda: not browser.driver.execute_script(
             "return document.getElementById('ready').checked"), "not ready")
         # Moves wait for Confirm; used dice are dimmed; the tab says whose turn it is.
+        await alice.click("#settings summary")
         await alice.click("#confirm-moves")
+        await alice.click("#sound-move")  # off; dice and your turn stay on
         await invited_by(alice, bob, 1)
         s = await alice.wait_until(lambda t: t["movable"] or t["roll"], "alice's turn")
         if s["roll"]:
             await alice.click("#roll")
             await alice.wait_until(lambda t: t["movable"], "alice's dice")
         assert (await browser.script("return document.title")).startswith("Your turn · ")
+        assert await browser.script("return document.getElementById('matches-box').hidden")
         assert await browser.script(DICE) == 0
         steps = await first_play(alice)
         await play_by_clicking(alice, steps[:1])
@@ -390,6 +393,8 @@ async def test_confirm_dimmed_dice_turn_title_decline_and_rematch(
                        "alice's move")
         await browser.wait_for(lambda: not browser.driver.execute_script(
             "return document.title").startswith("Your turn"), "the title without the turn")
+        sounds = (await browser.script("return document.body.dataset.sounds")).split()
+        assert "dice" in sounds and "turn" in sounds and "move" not in sounds
         # bob gives up; Rematch invites him to the same match again.
         bob.send("resign n")
         await alice.wait_until(lambda t: t["accept"], "bob's resignation")

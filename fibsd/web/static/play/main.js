@@ -5,6 +5,7 @@
 import { absoluteText, drawBoard, parseBoard } from "./board.js";
 import { login, register } from "./clip.js";
 import { apply, diceOf, forcedPlay, nextSteps, pips } from "./movegen.js";
+import { KINDS, isOn, play as sound, setOn } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -167,6 +168,7 @@ const ANSWERED = /^(You|[A-Za-z_]+) (accepts?|rejects?|gives? up)\b/;
 const MATCH_END = /^(You win|[A-Za-z_]+ wins) the [0-9]+ point match/;
 const STARTS = /^(\*\* You are now playing|\*\* Player [A-Za-z_]+ has joined you|You are now playing with|[A-Za-z_]+ has joined you\.)/;
 const SAVED = /^(\*\* You terminated the game|\*\* Player [A-Za-z_]+ has left the game|\*\* [A-Za-z_]+ drops connection\. The game)/;
+const DICE = /^[A-Za-z_]+ (?:rolls? [1-6] and [1-6]\.|rolled [1-6], )/;
 const CANT_MOVE = /^([A-Za-z_]+) can't move\.$/;
 const GAME_OVER = /^(You|[A-Za-z_]+) (wins? the game|accepts? and wins?|gives? up)\b/;
 const SCORE = /^(?:You|([A-Za-z_]+)) wins? the [0-9]+ point match ([0-9]+)-([0-9]+) \.$/;
@@ -276,6 +278,8 @@ function onText(line) {
   if (line === "") return;
   const kind = kindOf(line, where);
   if (kind === "game") {
+    if (DICE.test(line)) sound("dice");
+    else if (MOVES.test(line)) sound("move");
     $("message").textContent = line;
     log(line, "game", "game-log");
   } else if (kind === "error") {
@@ -514,6 +518,7 @@ function sendMove() {
   act(`move ${words.join(" ")}`);
   state.play = null;
   state.lastMove = `You moved ${words.join(" ")}`;
+  sound("move");
   renderBoard();
 }
 
@@ -545,6 +550,7 @@ function renderControls() {
   $("join-next").hidden = !state.betweenGames;
   $("unwatch").hidden = !(view && view.player !== "You" && document.body.dataset.state === "watching");
   const mine = playing && (toRoll || answer || !!state.play);
+  if (mine && document.body.dataset.turn !== "mine") sound("turn");
   document.body.dataset.turn = mine ? "mine" : "";
   document.title = mine ? `Your turn · ${TITLE}` : TITLE;
 }
@@ -670,6 +676,7 @@ function renderMatches() {
   for (const [name, entry] of state.who) {
     const other = state.who.get(entry.opponent);
     if (!other || other.opponent !== name || name > entry.opponent) continue;
+    if (name === state.me || entry.opponent === state.me) continue; // your own match
     wanted.set(`${name}-${entry.opponent}`, [`${name} – ${entry.opponent} `,
       () => [button("Watch", () => act(`watch ${name}`), "watch")]]);
   }
@@ -841,6 +848,11 @@ function start() {
     if (state.play && state.play.steps.length && !options().length) sendMove();
   });
   $("rematch").addEventListener("click", rematch);
+  for (const kind of KINDS) {
+    const box = $(`sound-${kind}`);
+    box.checked = isOn(kind);
+    box.addEventListener("change", () => setOn(kind, box.checked));
+  }
   $("confirm-moves").checked = localStorage.getItem(CONFIRM_KEY) === "1";
   $("confirm-moves").addEventListener("change", () => {
     localStorage.setItem(CONFIRM_KEY, $("confirm-moves").checked ? "1" : "0");
