@@ -316,6 +316,7 @@ async def test_the_pages_and_play_are_one_site(site: Web, browser: Browser,
         "return document.body.dataset.state") == "login", "the login form")
     looks.append(await browser.script(LOOK))
     await browser.run(browser.driver.save_screenshot, str(shots / "site-play-phone.png"))
+    assert await browser.script("return document.getElementById('in-clear').hidden")  # loopback
     assert await browser.fits_the_phone()
     await browser.run(browser.driver.set_window_size, *DESKTOP)
     await browser.click("header nav a[href='/ratings']")

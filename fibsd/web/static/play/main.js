@@ -3,7 +3,7 @@
 // line sent over the WebSocket, exactly what a FIBS client would send.
 
 import { absoluteText, drawBoard, parseBoard } from "./board.js";
-import { login, register } from "./clip.js";
+import { login, register, sendsInClear } from "./clip.js";
 import { apply, diceOf, forcedPlay, nextSteps, pips } from "./movegen.js";
 import { KINDS, isOn, play as sound, setOn } from "./sound.js";
 
@@ -821,6 +821,7 @@ function keys(event) {
 
 function start() {
   $("login-form").addEventListener("submit", doLogin);
+  $("in-clear").hidden = !sendsInClear(location.protocol, location.hostname);
   $("logout").addEventListener("click", () => {
     restoreSettings();
     send("bye");
