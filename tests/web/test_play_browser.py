@@ -111,6 +111,7 @@ async def open_and_register(browser: Browser, base: str, name: str,
     await browser.open(base + "/play")
     await browser.wait_for(lambda: browser.driver.execute_script(
         "return document.body.dataset.state") == "login", "the login form")
+    await browser.script("localStorage.setItem('fibsd.speed', 'off')")  # whole matches: quick
     await browser.run(lambda: browser.driver.find_element("id", "name").send_keys(name))
     await browser.run(lambda: browser.driver.find_element("id", "password").send_keys("secret"))
     if login_shot is not None:

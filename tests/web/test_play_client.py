@@ -30,6 +30,16 @@ __all__ = ["pytestmark"]
 
 DESKTOP = (1280, 900)
 
+# Counts the checkers the page moves by itself (animated moves of the other side).
+MOVING = """
+window.moving = 0;
+new MutationObserver((records) => {
+  for (const r of records) for (const n of r.addedNodes) {
+    if (n.classList && n.classList.contains('moving')) window.moving++;
+  }
+}).observe(document.getElementById('board'), {childList: true});
+"""
+
 GAME_LOG = "return [...document.querySelectorAll('#game-log li')].map(e => e.textContent)"
 # The page's summary with the last lines of the game under the board.
 WITH_LOG = SUMMARY.replace("return {", "return { log: [...document.querySelectorAll("
@@ -177,11 +187,17 @@ async def test_roll_after_the_opponent_cannot_move(site: Web, browser: Browser,
     bob = await connect(site.game_port, "bob")
     try:
         alice = await log_in(browser, site.base, "alice")
+        await browser.script(MOVING)
         await invited_by(alice, bob, 5)
         await play_until(alice, lambda t: "bob can't move." in t["log"]
                          or t["state"] != "playing", "bob unable to move", moves=80)
         s = await alice.wait_until(lambda t: t["roll"], "the Roll button")
         assert s["message"] == "It's your turn to roll or double."
+        # bob's moves were shown checker by checker: a ghost moved for each of his moves.
+        bob_moves = sum(1 for line in await browser.script(GAME_LOG)
+                        if line.startswith("bob moves "))
+        assert bob_moves > 5
+        assert await browser.script("return window.moving") >= bob_moves
         assert await browser.script(GAME_LOG + ".slice(-2)") == [
             "bob can't move.", "It's your turn to roll or double."]
         await browser.run(browser.driver.save_screenshot,

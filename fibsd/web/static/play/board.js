@@ -74,6 +74,16 @@ export function pointPlace(k) {
   return [RIGHT_X + (k - 19) * W, true];
 }
 
+// Where the `count`th checker (1 = the lowest) of a side stands on its own point `k`
+// (25 its bar, 0 borne off): `side` 1 is P1, drawn at the bottom, -1 the other.
+export function checkerXY(k, count, side) {
+  const i = Math.max(0, Math.min(count, 5) - 1);
+  if (k === 25) return [BAR_X + 20, side === 1 ? 250 + Math.min(i, 3) * 2 * R : 190 - Math.min(i, 3) * 2 * R];
+  if (k === 0) return [TRAY_X + 25, side === 1 ? BOTTOM - 15 : TOP + 15];
+  const [x, top] = pointPlace(side === 1 ? k : 25 - k);
+  return [x + W / 2, top ? TOP + R + 2 + i * 2 * R : BOTTOM - R - 2 - i * 2 * R];
+}
+
 function stack(group, cx, top, count, cls) {
   const shown = Math.min(count, 5);
   for (let i = 0; i < shown; i++) {
@@ -151,8 +161,9 @@ export function drawBoard(svg, view, ui) {
   const off = el("g", { class: "point", "data-point": 0, tabindex: -1, role: "button",
                         "aria-label": "bear off" }, svg);
   el("rect", { x: TRAY_X, y: 250, width: 50, height: 180, class: "tray hit" }, off);
-  const myOff = 15 - mine.reduce((a, b) => a + b, 0);
-  const theirOff = 15 - theirs.reduce((a, b) => a + b, 0);
+  // A checker being moved (`ui.held`: 1 P1's, -1 the other's) is neither here nor off.
+  const myOff = 15 - mine.reduce((a, b) => a + b, 0) - (ui.held === 1 ? 1 : 0);
+  const theirOff = 15 - theirs.reduce((a, b) => a + b, 0) - (ui.held === -1 ? 1 : 0);
   for (let i = 0; i < myOff; i++) {
     el("rect", { x: TRAY_X + 5, y: BOTTOM - 10 - i * 11, width: 40, height: 9, class: `slab ${myClass}` }, off);
   }

@@ -6,6 +6,7 @@ import { absoluteText, drawBoard, parseBoard } from "./board.js";
 import { login, register, sendsInClear } from "./clip.js";
 import { apply, diceOf, forcedPlay, nextSteps, pips } from "./movegen.js";
 import { KINDS, isOn, play as sound, setOn } from "./sound.js";
+import { animateMove, setSpeed, speedName } from "./animate.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -30,6 +31,8 @@ const state = {
   settingUp: false, // waiting for the answer to `set boardstyle`
   serverMoves: false, // the account's `automove`: the server plays forced moves itself
   saved: new Map(), // from `show saved`: opponent -> {length, score, online}
+  moved: null, // {name, words}: a move line whose board is still to come (animated)
+  animating: false, // the board waits for the animation of a move
   archiveQuery: false, // asked `archive` for the match just finished: its number
   savedAsked: false, // the Saved matches button: an empty list is said in the chat
 };
@@ -240,6 +243,7 @@ function onText(line) {
     renderWho();
   } else if ((found = MOVES.exec(line))) {
     state.lastMove = `${found[1]} moved ${found[2]}`;
+    state.moved = { name: found[1], words: found[2].split(" ") };
   } else if (OFFER.test(line)) {
     state.offer = line;
   } else if (WAIT.test(line)) {
@@ -378,6 +382,16 @@ function restoreSettings() {
 function onBoard(line) {
   const view = parseBoard(line);
   if (!view) return;
+  const [before, moved] = [state.view, state.moved];
+  state.moved = null;
+  if (before && moved && !state.animating && before.player === view.player) {
+    state.animating = true; // the new board is drawn when the move has been shown
+    animateMove($("board"), before, moved.name === before.player ? 1 : -1, moved.words)
+      .finally(() => {
+        state.animating = false;
+        renderBoard();
+      });
+  }
   state.view = view;
   state.play = null;
   if (toMove(view)) {
@@ -446,6 +460,10 @@ function renderBoard() {
   const view = state.view;
   $("table").hidden = !view;
   if (!view) return;
+  if (state.animating) {
+    renderControls();
+    return;
+  }
   const play = state.play;
   const ui = {};
   if (play) {
@@ -849,6 +867,8 @@ function start() {
     if (state.play && state.play.steps.length && !options().length) sendMove();
   });
   $("rematch").addEventListener("click", rematch);
+  $("speed").value = speedName();
+  $("speed").addEventListener("change", () => setSpeed($("speed").value));
   for (const kind of KINDS) {
     const box = $(`sound-${kind}`);
     box.checked = isOn(kind);
