@@ -87,7 +87,14 @@ function onClosed() {
   showLoginError("You are logged out.");
   state.who.clear();
   state.invitations.clear();
+  state.saved.clear();
+  state.quiet.clear();
   state.view = null;
+  state.play = null;
+  state.matchOver = false;
+  $("message").textContent = "";
+  $("game-log").replaceChildren();
+  document.title = TITLE;
 }
 
 function send(line) {
