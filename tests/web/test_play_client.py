@@ -543,3 +543,79 @@ async def test_saved_matches_resume_matches_to_watch_and_the_replay_link(
     finally:
         for bot in (bob, carol, dave):
             bot.transport.loseConnection()
+
+
+ACTIVE = ("const a = document.activeElement;"
+          "return [a.id || '', a.dataset ? (a.dataset.point || '') : '', a.className.baseVal"
+          " !== undefined ? a.className.baseVal : a.className];")
+
+
+def press_tab_until(driver: Any, wanted: Any, most: int = 400) -> None:
+    """Presses Tab until ``wanted(id, point, class)`` holds for the focused element."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    for _ in range(most):
+        if wanted(*driver.execute_script(ACTIVE)):
+            return
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+    raise AssertionError(f"Tab never reached it: {driver.execute_script(ACTIVE)}")
+
+
+def press(driver: Any, *keys: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(*keys).perform()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_match_begun_and_played_from_the_keyboard_alone(
+        site: Web, browser: Browser, tmp_path: Path) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    site.service.shared.lobby.dice = rolls(18)
+    driver = browser.driver
+    bob = await connect(site.game_port, "bob")
+    try:
+        await browser.open(site.base + "/play")
+        await browser.wait_for(lambda: driver.execute_script(
+            "return document.body.dataset.state") == "login", "the login form")
+        await browser.run(press_tab_until, driver, lambda i, p, c: i == "name")
+        await browser.run(press, driver, "alice", Keys.TAB, "secret", Keys.ENTER)
+        await browser.wait_for(lambda: driver.execute_script(
+            "return document.body.dataset.state") == "lobby", "the lobby")
+        alice = Client(browser, "alice")
+        await browser.run(press_tab_until, driver, lambda i, p, c: i == "ready")
+        await browser.run(press, driver, Keys.SPACE)
+        bob.send("toggle ready")
+        await bob.wait_line(lambda line: line.startswith("** You're now ready"), "ready")
+        bob.active = True
+        bob.send("invite alice 5")
+        await browser.wait_for(lambda: driver.execute_script(
+            "return document.querySelectorAll('#invitations button.join').length"), "the invitation")
+        await browser.run(press_tab_until, driver, lambda i, p, c: "join" in c)
+        await browser.run(press, driver, Keys.ENTER)
+        s = await alice.wait_until(lambda t: t["movable"] or t["roll"], "alice's turn")
+        # The board reads as text: each point says what it holds.
+        assert await browser.script(
+            "return document.querySelector('#board .point[data-point=\"6\"]')"
+            ".getAttribute('aria-label')") == "point 6, 5 yours"
+        start = len(bob.lines)
+        for _ in range(3):  # three turns: r rolls, Tab and Enter move
+            if s["roll"]:
+                await browser.run(press, driver, "r")
+                s = await alice.wait_until(lambda t: t["movable"], "alice's dice")
+            for source, destination in await first_play(alice):
+                await browser.run(press_tab_until, driver, lambda i, p, c, k=source: p == str(k))
+                await browser.run(press, driver, Keys.ENTER)
+                await browser.run(press_tab_until, driver,
+                                  lambda i, p, c, k=destination: p == str(k) and "dest" in c)
+                await browser.run(press, driver, Keys.ENTER)
+            await bob.wait(lambda n=start: any(line.startswith("alice moves ")
+                                               for line in bob.lines[n:]), "alice's move")
+            start = len(bob.lines)
+            s = await alice.wait_until(lambda t: t["roll"] or t["movable"], "alice's next turn")
+        assert not await browser.script(log_lines("error"))
+        assert not await browser.script("return document.querySelectorAll('#game-log .error').length")
+    finally:
+        bob.transport.loseConnection()

@@ -131,7 +131,8 @@ export function drawBoard(svg, view, ui) {
   for (let k = 1; k <= 24; k++) {
     const [x, top] = pointPlace(k);
     const g = el("g", { class: "point", "data-point": k, tabindex: -1, role: "button",
-                        "aria-label": `point ${k}` }, svg);
+                        "aria-label": `point ${k}${held(mine[k - 1], "yours")}${held(theirs[24 - k], "theirs")}` },
+             svg);
     const tip = top ? TOP + 170 : BOTTOM - 170;
     const base = top ? TOP : BOTTOM;
     el("polygon", { points: `${x},${base} ${x + W},${base} ${x + W / 2},${tip}`,
@@ -146,7 +147,8 @@ export function drawBoard(svg, view, ui) {
   }
   // The bar: mine below the middle, theirs above.
   const bar = el("g", { class: "point", "data-point": 25, tabindex: -1, role: "button",
-                        "aria-label": "bar" }, svg);
+                        "aria-label": `bar${held(mine[24], "yours")}${held(theirs[24], "theirs")}` },
+             svg);
   el("rect", { x: BAR_X, y: 230, width: 40, height: 200, class: "hit" }, bar);
   for (let i = 0; i < Math.min(mine[24], 4); i++) {
     el("circle", { cx: BAR_X + 20, cy: 250 + i * 2 * R, r: R, class: `checker ${myClass}` }, bar);
@@ -194,9 +196,17 @@ export function drawBoard(svg, view, ui) {
   }
 }
 
+// What a point holds, for its label: read by screen readers.
+function held(count, whose) {
+  return count ? `, ${count} ${whose}` : "";
+}
+
 function mark(group, k, ui) {
   if (ui.movable && ui.movable.has(k)) group.classList.add("movable");
-  if (ui.selected === k) group.classList.add("selected");
+  if (ui.selected === k) {
+    group.classList.add("selected");
+    group.setAttribute("aria-pressed", "true");
+  }
   if (ui.dests && ui.dests.has(k)) group.classList.add("dest");
   if ((ui.movable && ui.movable.has(k)) || (ui.dests && ui.dests.has(k))) {
     group.setAttribute("tabindex", "0");
