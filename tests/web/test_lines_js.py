@@ -77,3 +77,21 @@ def test_every_catalogued_line_goes_where_it_belongs() -> None:
              if kind != expected(source, name, example)]
     assert len(got) == len(rows)
     assert not wrong, wrong
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (Debian: apt-get install nodejs)")
+def test_in_the_lobby_only_the_start_of_your_match_is_a_game_line() -> None:
+    cases = {
+        "You're now watching alice.": "game",
+        "** You are now playing a 5 point match with alice": "game",
+        "bob has joined you. Your running match was loaded.": "game",
+        "bob moves 8-3 6-3 .": "notice",  # a match you no longer play or watch
+        "alice and bob start a 5 point match.": "notice",
+        "** You invited bob to a 5 point match.": "notice",
+        "** bob is refusing games.": "error",
+    }
+    assert NODE is not None
+    run = subprocess.run([NODE, str(HERE / "js" / "lines_check.mjs")],
+                         input="\n".join(json.dumps([line, "lobby"]) for line in cases),
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert dict(zip(cases, run.stdout.split())) == cases

@@ -304,7 +304,9 @@ async def test_the_status_line_keeps_your_game_and_notices_are_not_errors(
             "** You're not playing."], "the error")
         # The match is over: a click on Watch watches carol.
         await alice.click("#who-rows tr[data-name=carol] button.watch")
-        await alice.wait_until(lambda t: t["state"] == "watching", "watching carol")
+        watching = await alice.wait_until(lambda t: t["state"] == "watching", "watching carol")
+        assert watching["message"] == "You're now watching carol."
+        assert (await browser.script(GAME_LOG))[-1] == "You're now watching carol."
         await browser.run(browser.driver.set_window_size, *DESKTOP)
         await browser.run(browser.driver.save_screenshot,
                           str(shots_dir(tmp_path) / "watching-desktop.png"))

@@ -9,6 +9,7 @@ export const WAIT = /^You (double|redouble|want to resign)/;
 export const ANSWERED = /^(You|[A-Za-z_]+) (accepts?|rejects?|gives? up)\b/;
 export const MATCH_END = /^(You win|[A-Za-z_]+ wins) the [0-9]+ point match/;
 export const STARTS = /^(\*\* You are now playing|\*\* Player [A-Za-z_]+ has joined you|You are now playing with|[A-Za-z_]+ has joined you\.)/;
+const WATCHES = /^You're now watching /;
 export const SAVED = /^(\*\* You terminated the game|\*\* Player [A-Za-z_]+ has left the game|\*\* [A-Za-z_]+ drops connection\. The game)/;
 export const DICE = /^[A-Za-z_]+ (?:rolls? [1-6] and [1-6]\.|rolled [1-6], )/;
 export const CANT_MOVE = /^([A-Za-z_]+) can't move\.$/;
@@ -53,7 +54,7 @@ const NOTICE = new RegExp("^\\*\\* (?:" + [
 // "game", "error" or "notice": where a line goes and how it looks.
 export function kindOf(line, where) {
   const inMatch = ["playing", "watching", "match-over"].includes(where);
-  if (GAME.test(line) && (inMatch || STARTS.test(line))) return "game";
+  if (GAME.test(line) && (inMatch || STARTS.test(line) || WATCHES.test(line))) return "game";
   if (line.startsWith("** ") && !NOTICE.test(line)) return "error";
   return "notice";
 }

@@ -40,6 +40,7 @@ const state = {
   animating: false, // the board waits for the animation of a move
   archiveQuery: false, // asked `archive` for the match just finished: its number
   savedAsked: false, // the Saved matches button: an empty list is said in the chat
+  invitedBy: "", // the sender of the last invitation (a saved match's warning follows it)
 };
 
 const TITLE = document.title;
