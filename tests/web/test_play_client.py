@@ -243,6 +243,27 @@ async def test_an_account_with_boardstyle_2_gets_a_board_and_keeps_its_settings(
         await check.wait_line(lambda line: line == "Value of 'boardstyle' is 2", "boardstyle 2")
     finally:
         check.transport.loseConnection()
+    # Leaving the page without logging out gives them back too (pagehide).
+    carol = await connect(site.game_port, "carol")
+    try:
+        await log_in(browser, site.base, "erin")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "return document.body.dataset.settings") == "forced", "the forced settings")
+        start = len(carol.lines)
+        await browser.open(site.base + "/ratings")
+        await carol.wait(lambda: any(line.startswith("8 erin ") for line in carol.lines[start:]),
+                         "erin gone")
+    finally:
+        carol.transport.loseConnection()
+    again = await connect(site.game_port, "erin")
+    try:
+        [own] = [line for line in again.lines if line.startswith("2 erin ")]
+        fields = own.split()
+        assert (fields[3], fields[12], fields[14]) == ("0", "0", "0")
+        again.send("set boardstyle")
+        await again.wait_line(lambda line: line == "Value of 'boardstyle' is 2", "boardstyle 2")
+    finally:
+        again.transport.loseConnection()
 
 
 @pytest_twisted.ensureDeferred

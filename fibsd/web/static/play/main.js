@@ -184,6 +184,7 @@ function onText(line) {
     state.settingUp = false;
     if (found[1] !== "3") force("set boardstyle 3", `set boardstyle ${found[1]}`,
                                "Value of 'boardstyle' set to 3.");
+    document.body.dataset.settings = "forced"; // all asked for: the page has what it needs
     return;
   }
   if (savedLine(line) || archiveLine(line)) return;
@@ -337,10 +338,12 @@ function archiveLine(line) {
   return true;
 }
 
-// Gives the account back what `forceSettings` changed (a telnet user's boardstyle 2).
-function restoreSettings() {
+// Gives the account back what `forceSettings` changed (a telnet user's boardstyle 2),
+// then says goodbye.
+function logOut() {
   for (const command of state.restore) send(command);
   state.restore = [];
+  send("bye");
 }
 
 function onBoard(line) {
@@ -804,11 +807,9 @@ function keys(event) {
 function start() {
   $("login-form").addEventListener("submit", doLogin);
   $("in-clear").hidden = !sendsInClear(location.protocol, location.hostname);
-  $("logout").addEventListener("click", () => {
-    restoreSettings();
-    send("bye");
-  });
-  window.addEventListener("pagehide", restoreSettings);
+  $("logout").addEventListener("click", logOut);
+  // Leaving the page logs out (a page kept for the Back button would keep the session).
+  window.addEventListener("pagehide", logOut);
   $("board").addEventListener("pointerdown", pointerDown);
   window.addEventListener("pointermove", pointerMove);
   window.addEventListener("pointerup", pointerUp);
