@@ -642,3 +642,57 @@ async def test_a_match_begun_and_played_from_the_keyboard_alone(
         assert not await browser.script("return document.querySelectorAll('#game-log .error').length")
     finally:
         bob.transport.loseConnection()
+
+
+@pytest_twisted.ensureDeferred
+async def test_watching_a_whole_match_with_its_moves_animated(
+        site: Web, browser: Browser, tmp_path: Path) -> None:
+    site.service.shared.lobby.dice = rolls(18)
+    carol = await connect(site.game_port, "carol")
+    dave = await connect(site.game_port, "dave")
+    try:
+        alice = await log_in(browser, site.base, "alice")
+        await browser.script("localStorage.setItem('fibsd.speed', 'fast')")
+        await browser.script(MOVING)
+        for bot in (carol, dave):
+            bot.send("toggle ready")
+            await bot.wait_line(lambda line: line.startswith("** You're now ready"), "ready")
+        for bot in (carol, dave):  # they play, but not before alice watches
+            bot.active = True
+            bot.moves_left = 0
+        carol.send("invite dave 1")
+        await dave.wait_line(lambda line: line == "Type 'join carol' to accept.", "invitation")
+        await alice.click("#ready")  # a who change while the match list is shown
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "return document.querySelectorAll('#matches li button.watch').length") == 0,
+            "no match yet")
+        dave.send("join carol")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "return document.querySelectorAll('#matches li button.watch').length") == 1,
+            "carol and dave's match")
+        await alice.click("#matches li button.watch")
+        await alice.wait_until(lambda t: t["state"] == "watching" and t["slots"], "carol's board")
+        for bot in (carol, dave):
+            bot.moves_left = 10_000
+            view = parse_board(bot.board)
+            if view.turn == view.colour and view.player_dice[0]:
+                bot.move()  # the opening roll's winner
+        end = await alice.wait_until(lambda t: t["state"] == "match-over", "the end of the match")
+        assert end["message"] in ("carol wins the 1 point match 1-0 .",
+                                  "dave wins the 1 point match 1-0 .")
+        # Bots move faster than checkers glide: a move that comes during an animation is
+        # drawn at once, so the board never lags behind.
+        moves = [line for line in await browser.script(GAME_LOG) if " moves " in line]
+        assert len(moves) > 10 and 1 <= await browser.script("return window.moving") < len(moves)
+        # The watcher's board ends where carol's does, once the last glide is over.
+        last = [line for line in carol.lines if line.startswith("board:")][-1]
+        final = ",".join(map(str, parse_board(last).board))
+        await alice.wait_until(lambda t: t["slots"] == final, "the final position")
+        await browser.wait_for(lambda: browser.driver.execute_script(
+            "const a = document.getElementById('replay'); return !a.hidden && a.href"),
+            "the link to the replay")
+        await browser.run(browser.driver.save_screenshot,
+                          str(shots_dir(tmp_path) / "watched-match-end-phone.png"))
+    finally:
+        for bot in (carol, dave):
+            bot.transport.loseConnection()
