@@ -99,7 +99,8 @@ async def invited_by(player: Player, bot: Bot, length: int) -> None:
     await bot.wait_line(lambda line: line.startswith("** You're now ready"), "ready")
     await player.click("#ready")
     await player.browser.wait_for(lambda: player.browser.driver.execute_script(
-        "return document.getElementById('ready').checked"), "ready")
+        f"const r = document.querySelector('#who-rows tr[data-name={player.name}]');"
+        "return r && r.cells[3].textContent === 'ready'"), "ready, as the server says")
     bot.active = True
     bot.send(f"invite {player.name} {length}")
     await player.browser.wait_for(lambda: player.browser.driver.execute_script(
@@ -369,6 +370,8 @@ async def test_the_pages_and_play_are_one_site(site: Web, browser: Browser,
 
 
 DICE = "return document.querySelectorAll('#board .dice.used').length"
+SAYS_READY = ("const r = document.querySelector('#who-rows tr[data-name=alice]');"
+              "return r && r.cells[3].textContent")
 
 
 @pytest_twisted.ensureDeferred
@@ -385,8 +388,8 @@ async def test_confirm_dimmed_dice_turn_title_decline_and_rematch(
         carol.send("toggle ready")
         await carol.wait_line(lambda line: line.startswith("** You're now ready"), "ready")
         await alice.click("#ready")
-        await browser.wait_for(lambda: browser.driver.execute_script(
-            "return document.getElementById('ready').checked"), "ready")
+        await browser.wait_for(lambda: browser.driver.execute_script(SAYS_READY) == "ready",
+                               "ready, as the server says")
         carol.send("invite alice 3")
         await browser.wait_for(lambda: browser.driver.execute_script(
             "const i = document.querySelector('#invitations li[data-name=carol]');"
@@ -401,8 +404,8 @@ async def test_confirm_dimmed_dice_turn_title_decline_and_rematch(
                          carol.lines[start:], "alice's answer")
         assert await browser.script("return document.getElementById('invitations-box').hidden")
         await alice.click("#ready")  # off: invited_by turns it on again
-        await browser.wait_for(lambda: not browser.driver.execute_script(
-            "return document.getElementById('ready').checked"), "not ready")
+        await browser.wait_for(lambda: browser.driver.execute_script(SAYS_READY) == "not ready",
+                               "not ready, as the server says")
         # Moves wait for Confirm; used dice are dimmed; the tab says whose turn it is.
         await alice.click("#settings summary")
         await alice.click("#confirm-moves")
@@ -610,6 +613,9 @@ async def test_a_match_begun_and_played_from_the_keyboard_alone(
         alice = Client(browser, "alice")
         await browser.run(press_tab_until, driver, lambda i, p, c: i == "ready")
         await browser.run(press, driver, Keys.SPACE)
+        await browser.wait_for(lambda: driver.execute_script(
+            "const r = document.querySelector('#who-rows tr[data-name=alice]');"
+            "return r && r.cells[3].textContent === 'ready'"), "ready, as the server says")
         bob.send("toggle ready")
         await bob.wait_line(lambda line: line.startswith("** You're now ready"), "ready")
         bob.active = True
@@ -696,3 +702,37 @@ async def test_watching_a_whole_match_with_its_moves_animated(
     finally:
         for bot in (carol, dave):
             bot.transport.loseConnection()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_notification_when_the_turn_comes_in_a_hidden_tab(
+        site: Web, browser: Browser, tmp_path: Path) -> None:
+    site.service.shared.lobby.dice = rolls(18)
+    driver = browser.driver
+    bob = await connect(site.game_port, "bob")
+    try:
+        alice = await log_in(browser, site.base, "alice")
+        await browser.run(driver.execute_cdp_cmd, "Browser.grantPermissions",
+                          {"origin": site.base, "permissions": ["notifications"]})
+        await alice.click("#settings summary")
+        await alice.click("#notify")
+        await browser.wait_for(lambda: driver.execute_script(
+            "return document.getElementById('notify').checked"
+            " && Notification.permission === 'granted'"), "the permission")
+        await invited_by(alice, bob, 1)
+        bob.active = False  # bob waits until alice's tab is hidden
+        await alice.wait_until(lambda t: t["movable"], "alice's dice")
+        start = len(bob.lines)
+        await play_by_clicking(alice, await first_play(alice))
+        await bob.wait(lambda: any(line.startswith("Please move") for line in bob.lines[start:]),
+                       "bob's turn")
+        assert await browser.script("return document.body.dataset.notified") is None  # visible
+        await browser.run(driver.minimize_window)
+        assert await browser.script("return document.visibilityState") == "hidden"
+        bob.active = True
+        bob.move()
+        await browser.wait_for(lambda: driver.execute_script(
+            "return document.body.dataset.notified") == "1", "the notification")
+        await browser.run(driver.set_window_size, 390, 844)
+    finally:
+        bob.transport.loseConnection()

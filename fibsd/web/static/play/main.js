@@ -45,6 +45,7 @@ const state = {
 
 const TITLE = document.title;
 const CONFIRM_KEY = "fibsd.confirm"; // localStorage: "1" = moves wait for Confirm
+const NOTIFY_KEY = "fibsd.notify"; // localStorage: "1" = a notification on your turn
 
 // -- logging in ----------------------------------------------------------------------
 
@@ -535,9 +536,38 @@ function renderControls() {
   $("join-next").hidden = !state.betweenGames;
   $("unwatch").hidden = !(view && view.player !== "You" && document.body.dataset.state === "watching");
   const mine = playing && (toRoll || answer || !!state.play);
-  if (mine && document.body.dataset.turn !== "mine") sound("turn");
+  if (mine && document.body.dataset.turn !== "mine") {
+    sound("turn");
+    notifyTurn();
+  }
   document.body.dataset.turn = mine ? "mine" : "";
   document.title = mine ? `Your turn · ${TITLE}` : TITLE;
+}
+
+// A desktop notification when the turn becomes yours while the tab is hidden (asked for
+// under Settings; the browser asks the player's permission once).
+function notifyTurn() {
+  if (!$("notify").checked || !document.hidden || !("Notification" in window)
+      || Notification.permission !== "granted") return;
+  const note = new Notification("fibsd: your turn", { body: $("message").textContent,
+                                                     tag: "fibsd-turn" });
+  note.onclick = () => {
+    window.focus();
+    note.close();
+  };
+  document.body.dataset.notified = String(Number(document.body.dataset.notified || 0) + 1);
+}
+
+function wantNotifications() {
+  const box = $("notify");
+  localStorage.setItem(NOTIFY_KEY, box.checked ? "1" : "0");
+  if (!box.checked || !("Notification" in window)) return;
+  Notification.requestPermission().then((answer) => {
+    if (answer !== "granted") {
+      box.checked = false;
+      localStorage.setItem(NOTIFY_KEY, "0");
+    }
+  });
 }
 
 // The same match again: ready first if need be (the end of a match leaves you as you were).
@@ -832,6 +862,9 @@ function start() {
     if (state.play && state.play.steps.length && !options().length) sendMove();
   });
   $("rematch").addEventListener("click", rematch);
+  $("notify").checked = localStorage.getItem(NOTIFY_KEY) === "1"
+    && "Notification" in window && Notification.permission === "granted";
+  $("notify").addEventListener("change", wantNotifications);
   $("speed").value = speedName();
   $("speed").addEventListener("change", () => setSpeed($("speed").value));
   for (const kind of KINDS) {
