@@ -1,7 +1,8 @@
 """The web client at /play in two headless Chromium sessions: they register, one
 invites the other, and they play a whole 1-point match and a whole 3-point match with
-the cube, by clicking, while a CLIP user on the game port watches and checks that every
-board line he gets is a position the browsers showed. And a telnet user, a CLIP bot
+the cube, one by clicking, the other (phone-sized) by dragging checkers with a finger,
+while a CLIP user on the game port watches and checks that every board line he gets is a
+position the browsers showed. And a telnet user, a CLIP bot
 and a browser user see one another in ``who``.
 
 Screenshots of each stage (login, lobby, a position with highlighted moves, the match
@@ -28,6 +29,7 @@ from twisted.internet.threads import deferToThread
 from fibsd.wire.board import parse_board
 from tests.server.test_match_restart import Bot, connect, rolls
 from tests.web.conftest import Web, start_web, stop_web
+from tests.web.play_actions import first_play, play_by_dragging
 from tests.web.test_browser import CHROMIUM, DRIVER, Browser
 
 pytestmark = pytest.mark.skipif(
@@ -191,6 +193,9 @@ async def play_match(ann: Player, ben: Player, watcher: Watcher, length: int,
                 await player.click("#double")
             elif s["roll"]:
                 await player.click("#roll")
+            elif s["movable"] and player is ben:  # ben, on a phone, drags with a finger
+                await watcher.sees(s["slots"], score, s["cube"])
+                await play_by_dragging(ben, await first_play(ben), touch=True)
             elif s["movable"]:
                 await watcher.sees(s["slots"], score, s["cube"])
                 await player.click("#board .point.movable")
