@@ -693,3 +693,44 @@ async def test_a_notification_when_the_turn_comes_in_a_hidden_tab(
         await browser.run(driver.set_window_size, 390, 844)
     finally:
         bob.transport.loseConnection()
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_screen_reader_mode_reads_the_position_and_takes_typed_commands(
+        site: Web, browser: Browser, tmp_path: Path) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    from fibsd.rules.movegen import legal_plays
+    from fibsd.rules.notation import format_fibs_moves
+    from fibsd.wire.board import Colour, view_position
+
+    site.service.shared.lobby.dice = rolls(18)
+    driver = browser.driver
+    bob = await connect(site.game_port, "bob")
+    try:
+        alice = await log_in(browser, site.base, "alice")
+        await alice.click("#settings summary")
+        await alice.click("#reader")
+        assert await browser.script("return document.getElementById('chat-mode').value") == \
+            "command"
+        await invited_by(alice, bob, 5)
+        await alice.wait_until(lambda t: t["movable"], "alice's dice")
+        text = await browser.script("return document.getElementById('position-text').textContent")
+        assert text == ("alice: 2 on 24, 5 on 13, 3 on 8, 5 on 6. "
+                        "bob: 5 on 19, 3 on 17, 5 on 12, 2 on 1. "
+                        "Dice 3 and 5, to play 3, 5. Your turn.")
+        line = await browser.script("return document.getElementById('board').dataset.line")
+        view = parse_board(line)
+        colour = Colour(view.colour)
+        play = legal_plays(view_position(view, colour), view.player_dice)[0]
+        command = "move " + format_fibs_moves(play.moves, colour.direction)
+        start = len(bob.lines)
+        field = await browser.run(driver.find_element, "id", "chat-text")
+        await browser.run(field.send_keys, command, Keys.ENTER)
+        await bob.wait(lambda: any(line.startswith("alice moves ") for line in bob.lines[start:]),
+                       "alice's typed move")
+        await browser.wait_for(lambda: not driver.execute_script(
+            "return document.getElementById('position-text').textContent").startswith(
+            "alice: 2 on 24, 5 on 13, 3 on 8, 5 on 6."), "the position after the move")
+    finally:
+        bob.transport.loseConnection()

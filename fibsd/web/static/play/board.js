@@ -196,6 +196,23 @@ export function drawBoard(svg, view, ui) {
   }
 }
 
+// The position in words, for the screen-reader mode: each side's checkers by point (in
+// the bottom player's numbering, as the board's labels), on the bar and borne off.
+export function describe(view, ui, names) {
+  // `own`: a side in its own numbering; `shown(k)`: its point k in the bottom player's.
+  const side = (name, own, shown) => {
+    const at = [];
+    for (let k = 1; k <= 24; k++) if (own[k - 1]) at.push([shown(k), own[k - 1]]);
+    const words = at.sort((p, q) => q[0] - p[0]).map(([k, n]) => `${n} on ${k}`);
+    if (own[24]) words.push(`${own[24]} on the bar`);
+    const off = 15 - own.reduce((x, y) => x + y, 0);
+    if (off) words.push(`${off} off`);
+    return `${name}: ${words.join(", ") || "none"}.`;
+  };
+  return `${side(names[0], ui.mine || view.mine, (k) => k)} `
+    + `${side(names[1], ui.theirs || view.theirs, (k) => 25 - k)}`;
+}
+
 // What a point holds, for its label: read by screen readers.
 function held(count, whose) {
   return count ? `, ${count} ${whose}` : "";

@@ -2,7 +2,7 @@
 // online, invitations, the last board: line) and draws it; every action is a command
 // line sent over the WebSocket, exactly what a FIBS client would send.
 
-import { absoluteText, drawBoard, parseBoard } from "./board.js";
+import { absoluteText, describe, drawBoard, parseBoard } from "./board.js";
 import { login, register, sendsInClear } from "./clip.js";
 import { apply, diceOf, forcedPlay, nextSteps, pips } from "./movegen.js";
 import { KINDS, isOn, play as sound, setOn } from "./sound.js";
@@ -46,6 +46,7 @@ const state = {
 const TITLE = document.title;
 const CONFIRM_KEY = "fibsd.confirm"; // localStorage: "1" = moves wait for Confirm
 const NOTIFY_KEY = "fibsd.notify"; // localStorage: "1" = a notification on your turn
+const READER_KEY = "fibsd.reader"; // localStorage: "1" = the screen-reader mode
 
 // -- logging in ----------------------------------------------------------------------
 
@@ -464,7 +465,17 @@ function renderBoard() {
   else if (view.turn !== 0) turn = `${view.opponent}'s turn`;
   $("turn").textContent = turn;
   $("last-move").textContent = state.lastMove;
+  if ($("reader").checked) readPosition(view, ui, me, turn);
   renderControls();
+}
+
+// The screen-reader mode: the position, the dice and whose turn, as one live text.
+function readPosition(view, ui, me, turn) {
+  const dice = view.playerDice[0] ? view.playerDice : view.opponentDice;
+  const left = ui.dice && ui.dice.length ? `, to play ${ui.dice.join(", ")}` : "";
+  const rolled = dice[0] ? ` Dice ${dice[0]} and ${dice[1]}${left}.` : "";
+  const text = `${describe(view, ui, [me, view.opponent])}${rolled}${turn ? ` ${turn}.` : ""}`;
+  if ($("position-text").textContent !== text) $("position-text").textContent = text;
 }
 
 function clickPoint(k) {
@@ -556,6 +567,19 @@ function notifyTurn() {
     note.close();
   };
   document.body.dataset.notified = String(Number(document.body.dataset.notified || 0) + 1);
+}
+
+// The screen-reader mode: the position read out after every change, and the chat box
+// takes commands in words ("roll", "move 8-5 6-5") by default.
+function readerMode() {
+  const on = $("reader").checked;
+  $("position-text").hidden = !on;
+  $("position-text").textContent = "";
+  if (on) {
+    $("chat-mode").value = "command";
+    $("chat-to").hidden = true;
+    renderBoard();
+  }
 }
 
 function wantNotifications() {
@@ -862,6 +886,12 @@ function start() {
     if (state.play && state.play.steps.length && !options().length) sendMove();
   });
   $("rematch").addEventListener("click", rematch);
+  $("reader").checked = localStorage.getItem(READER_KEY) === "1";
+  $("reader").addEventListener("change", () => {
+    localStorage.setItem(READER_KEY, $("reader").checked ? "1" : "0");
+    readerMode();
+  });
+  readerMode();
   $("notify").checked = localStorage.getItem(NOTIFY_KEY) === "1"
     && "Notification" in window && Notification.permission === "granted";
   $("notify").addEventListener("change", wantNotifications);
