@@ -170,9 +170,6 @@ class Web:
     # HTTPS (and WSS) on a port of its own, with ``[tls]``'s certificate and key.
     tls: bool = False
     tls_port: int = checked(8443, between(0, 65535))
-    # Browsers at these addresses are not warned on /play that plain HTTP carries the
-    # password in clear (it never leaves the machine, or the network is trusted).
-    cleartext_ok_from: tuple[str, ...] = checked(("127.0.0.0/8", "::1"), networks)
 
 
 @dataclass(frozen=True)

@@ -50,9 +50,6 @@ _log = Logger()
 
 HERE = Path(__file__).resolve().parent
 PLAY = HERE / "static" / "play"
-# The /play page's warning, hidden unless the password would travel in clear.
-CLEARTEXT_HIDDEN = b'<p id="in-clear" class="warning" hidden>'
-CLEARTEXT_SHOWN = b'<p id="in-clear" class="warning">'
 PLAY_TYPES = {".js": b"text/javascript; charset=utf-8", ".css": b"text/css; charset=utf-8"}
 MAX_NAME = 64  # longer path names are not looked up
 MAX_ID_DIGITS = 18
@@ -128,8 +125,6 @@ class WebFace(Resource):
         self.health = Health(archive, clock)
         self.metrics_from = [ipaddress.ip_network(allowed, strict=False)
                              for allowed in settings.web.metrics_from]
-        self.cleartext_ok_from = [ipaddress.ip_network(allowed, strict=False)
-                                  for allowed in settings.web.cleartext_ok_from]
         self.site = settings.archive.site
         # Replays and .mat texts cost ~10 ms of CPU a game: made in a thread, kept.
         self._replays = Recent(REPLAY_CACHE)
@@ -431,11 +426,6 @@ class WebFace(Resource):
 
     def _may_scrape(self, request: Request) -> bool:
         """Whether the reader's address is in ``[web] metrics_from``."""
-        return self._from(request, self.metrics_from)
-
-    @staticmethod
-    def _from(request: Request, networks: list[Any]) -> bool:
-        """Whether the request's peer is in one of ``networks``."""
         host = getattr(request.getClientAddress(), "host", "")
         try:
             address = ipaddress.ip_address(host)
@@ -443,7 +433,7 @@ class WebFace(Resource):
             return False
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
             address = address.ipv4_mapped
-        return any(address in allowed for allowed in networks)
+        return any(address in allowed for allowed in self.metrics_from)
 
     async def healthz(self, request: Request) -> None:
         """``ok`` when the database answers, for balancers and service managers."""
@@ -464,14 +454,9 @@ class WebFace(Resource):
         self._send(request, ICON, b"image/x-icon")
 
     async def play_page(self, request: Request) -> None:
-        """The web client (static/play/): plain files, the page names its modules.  Its
-        warning that the password travels in clear is shown when it does: over plain
-        HTTP from an address outside ``[web] cleartext_ok_from``."""
+        """The web client (static/play/): plain files, the page names its modules."""
         request.setHeader(b"cache-control", b"no-cache")
-        page = (PLAY / "index.html").read_bytes()
-        if not request.isSecure() and not self._from(request, self.cleartext_ok_from):
-            page = page.replace(CLEARTEXT_HIDDEN, CLEARTEXT_SHOWN, 1)
-        self._send(request, page, b"text/html; charset=utf-8")
+        self._send(request, (PLAY / "index.html").read_bytes(), b"text/html; charset=utf-8")
 
     async def play_file(self, request: Request, name: str) -> None:
         path = PLAY / name
