@@ -21,7 +21,7 @@ from twisted.web.client import Agent, BrowserLikePolicyForHTTPS, readBody
 
 from fibsd.app import FibsService
 from fibsd.server.tls import TlsError
-from fibsd.web.gate import LINGER
+from fibsd.web.gate import LINGER, GatedRequest
 from tests.helpers import make_settings
 from tests.server.test_app import _Recorder as Stream
 from tests.server.test_match_restart import Bot
@@ -130,13 +130,23 @@ async def test_a_browser_offering_h2_over_alpn_is_answered_in_http_1_1(
 @pytest_twisted.ensureDeferred
 async def test_the_https_port_is_behind_the_web_ports_caps(
         tmp_path: Path, database: Path, match_ids: list[int]) -> None:
-    service = await start_https(tmp_path, database, **{"web.connections_per_address": 2})
+    service = await start_https(tmp_path, database, **{"web.connections_per_address": 3})
     gate = service.web_gate
     held: list[Stream] = []
     try:
         held.append(await tls_stream(service))
         held.append(await tls_stream(service))
         await until(lambda: gate.count == 2)
+        held.append(Stream())
+        await connectProtocol(
+            TCP4ClientEndpoint(reactor, "127.0.0.1", service.settings.web_port), held[2])
+        await until(lambda: gate.count == 3)
+        # The requests of each connection know whether it is over TLS.
+        connections = list(gate.protocols)
+        assert [c.secure for c in connections] == [True, True, False]
+        # (twisted.web's channel, inside its protocol switcher; a request's channel)
+        assert [GatedRequest(c.wrappedProtocol._channel).isSecure()
+                for c in connections] == [True, True, False]
         # One more, over TLS or not, is refused: the two ports share one gate.
         refused = await tls_stream(service)
         await refused.lost
@@ -146,7 +156,7 @@ async def test_the_https_port_is_behind_the_web_ports_caps(
             TCP4ClientEndpoint(reactor, "127.0.0.1", service.settings.web_port), plain)
         await plain.lost
         assert plain.data.startswith(b"HTTP/1.1 503 Service Unavailable\r\n")
-        # A held connection is served over TLS, and knows it is.
+        # A held connection is served over TLS.
         assert held[0].transport is not None
         held[0].transport.write(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         await held[0].expect(b"\r\n\r\nok\n")
