@@ -118,6 +118,7 @@ class FibsService(MultiService):
         # (a certificate that cannot be read fails ``listening`` instead).
         self.web_tls_listening: Deferred[IListeningPort | None] = Deferred()
         self.web_tls_port: IListeningPort | None = None
+        self.web_tls_files: TlsFiles | None = None  # its certificate, read at start
         self.collector = ScheduledCollection(reactor, settings.gc_interval)
         self.abandonment = AbandonmentCheck(self.shared)
         # The web face: read-only views of the lobby and the store (fibsd/web/).
@@ -150,14 +151,15 @@ class FibsService(MultiService):
             lambda failure: log.failure("argon2 could not be loaded", failure))
         self.metrics.start()
         # The web face's certificate is read first: without it nothing listens.
-        web_tls = self._web_certificate() if self.settings.web.tls else None
-        if self.settings.web.tls and web_tls is None:
-            return
+        if self.settings.web.tls:
+            self.web_tls_files = self._web_certificate()
+            if self.web_tls_files is None:
+                return
         d = self._endpoint(self.settings.port).listen(self._listener(self.factory))
         if self.settings.web_port:
             d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_web(port)))
-        if web_tls is not None:
-            d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_https(port, web_tls)))
+        if self.web_tls_files is not None:
+            d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_https(port)))
         d.addCallback(self._listening)
         d.addErrback(self._cannot_listen)
         if self.settings.tls.enabled:
@@ -249,7 +251,7 @@ class FibsService(MultiService):
             self._endpoint(self.settings.web_port, self.settings.web.interface), "")
         return port
 
-    async def _listen_https(self, port: IListeningPort, options: TlsFiles) -> IListeningPort:
+    async def _listen_https(self, port: IListeningPort) -> IListeningPort:
         """The web face over TLS on ``[web] tls_port``: the same gate (and so the same
         caps, shared with the plain web port) around the same site.  The reactor's own
         TLS transport sits below the gate: the caps refuse a connection before its
@@ -258,7 +260,7 @@ class FibsService(MultiService):
         web = self.settings.web
         interface = web.interface or self.settings.interface
         self.web_tls_port = await self._open_web(SSL4ServerEndpoint(
-            self.reactor, web.tls_port, options, backlog=self.settings.limits.listen_backlog,
+            self.reactor, web.tls_port, self.web_tls_files, backlog=self.settings.limits.listen_backlog,
             interface=interface), "with TLS ")
         self.web_tls_listening.callback(self.web_tls_port)
         return port
