@@ -258,10 +258,11 @@ class FibsService(MultiService):
         handshake, and the requests it carries know they are secure (``isSecure``)."""
         self.port = port
         web = self.settings.web
-        interface = web.interface or self.settings.interface
-        self.web_tls_port = await self._open_web(SSL4ServerEndpoint(
-            self.reactor, web.tls_port, self.web_tls_files, backlog=self.settings.limits.listen_backlog,
-            interface=interface), "with TLS ")
+        endpoint = SSL4ServerEndpoint(
+            self.reactor, web.tls_port, self.web_tls_files,
+            backlog=self.settings.limits.listen_backlog,
+            interface=web.interface or self.settings.interface)
+        self.web_tls_port = await self._open_web(endpoint, "with TLS ")
         self.web_tls_listening.callback(self.web_tls_port)
         return port
 
