@@ -6,6 +6,7 @@ loopback, and not over HTTPS, where it registers and logs in over WSS."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from autobahn.twisted.websocket import WebSocketClientFactory
 from twisted.internet import reactor, ssl
 from twisted.internet.endpoints import SSL4ClientEndpoint, TCP4ClientEndpoint, connectProtocol
 from twisted.internet.threads import deferToThread
+from twisted.logger import globalLogPublisher
 from twisted.web.client import Agent, BrowserLikePolicyForHTTPS, readBody
 
 from fibsd.app import FibsService
@@ -202,6 +204,34 @@ async def test_a_refused_connection_that_never_shakes_hands_is_dropped(
         held.transport.loseConnection()
     finally:
         await service.stopService()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_busy_https_port_leaves_the_game_and_the_plain_port_running(
+        tmp_path: Path, database: Path, match_ids: list[int]) -> None:
+    events: list[dict[str, Any]] = []
+    globalLogPublisher.addObserver(events.append)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        cert_path, key_path = self_signed(tmp_path)
+        service = FibsService(make_settings(**{
+            "port": 0, "interface": "127.0.0.1", "database": str(database),
+            "web_port": free_port(), "web.tls": True, "web.tls_port": busy,
+            "tls.certificate": str(cert_path), "tls.key": str(key_path)}), reactor)
+        service.startService()
+        try:
+            await service.listening
+            assert (await service.web_tls_listening) is None
+            assert service.web_tls_port is None
+            assert (await get_from_port(service.settings.web_port, "/healthz")).body == b"ok\n"
+        finally:
+            await service.stopService()
+            globalLogPublisher.removeObserver(events.append)
+    [error] = [e for e in events if e.get("event") == "error"]
+    assert error["log_format"] == "fibsd web face cannot start: {error}"
+    assert f"127.0.0.1:{busy}" in error["error"]
 
 
 def test_a_missing_certificate_stops_the_server_with_one_line(tmp_path: Path) -> None:
