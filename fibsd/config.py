@@ -167,6 +167,9 @@ class Web:
     max_body: int = checked(1024, between(0))
     live_per_address: int = checked(4, between(1))
     metrics_from: tuple[str, ...] = checked(("127.0.0.1", "::1"), networks)
+    # HTTPS (and WSS) on a port of its own, with ``[tls]``'s certificate and key.
+    tls: bool = False
+    tls_port: int = checked(8443, between(0, 65535))
 
 
 @dataclass(frozen=True)
