@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -31,7 +32,8 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
 
 from fibsd.config import Settings
-from fibsd.store import FinishedMatch
+from fibsd.store import FinishedMatch, Unavailable
+from fibsd.web import favicon
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
 from fibsd.web.chart_svg import draw_chart, rating_path
@@ -46,12 +48,15 @@ from fibsd.wire.archive_text import finished_at
 from fibsd.wire.mat import mat_text
 
 _log = Logger()
+DATABASE_DOWN = ("The server's database is not available at the moment."
+                 " Please try again in a minute.")
 
 HERE = Path(__file__).resolve().parent
 PLAY = HERE / "static" / "play"
 PLAY_TYPES = {".js": b"text/javascript; charset=utf-8", ".css": b"text/css; charset=utf-8"}
 MAX_NAME = 64  # longer path names are not looked up
 MAX_ID_DIGITS = 18
+ICON = favicon.ico()  # a few hundred bytes, drawn once
 # Pages past this cannot hold anything (fifty million rows at the smallest page size)
 # and their offset would not fit the database's integers: 404 before any query.
 MAX_PAGE = 1_000_000
@@ -124,6 +129,7 @@ class WebFace(Resource):
         self.metrics_from = [ipaddress.ip_network(allowed, strict=False)
                              for allowed in settings.web.metrics_from]
         self.site = settings.archive.site
+        self._unavailable_logged = float("-inf")  # a lost database: one line a minute
         # Replays and .mat texts cost ~10 ms of CPU a game: made in a thread, kept.
         self._replays = Recent(REPLAY_CACHE)
         self._mats = Recent(REPLAY_CACHE)
@@ -140,6 +146,7 @@ class WebFace(Resource):
             (re.compile(r"/metrics"), self.metrics_text),
             (re.compile(r"/healthz"), self.healthz),
             (re.compile(r"/static/style\.css"), self.style),
+            (re.compile(r"/favicon\.ico"), self.icon),
             (re.compile(r"/play/?"), self.play_page),
             (re.compile(r"/play/([a-z_]+\.(?:js|css))"), self.play_file),
         ]
@@ -172,6 +179,17 @@ class WebFace(Resource):
             if not _gone(request):
                 self._not_found(request, str(error))
                 request.finish()
+        except Unavailable as error:  # lost or hung (fibsd.server.dbthread): no traceback
+            now = time.monotonic()
+            if now - self._unavailable_logged >= 60:
+                self._unavailable_logged = now
+                _log.warn("web page {path}: the database is not available ({error})",
+                          path=request.path.decode("ascii", "replace"), error=str(error),
+                          event="web_database_unavailable")
+            request.setResponseCode(503)
+            request.setHeader(b"retry-after", b"60")
+            self._send(request, self._page("error.html", title="Database unavailable",
+                                           message=DATABASE_DOWN))
         except Exception:
             _log.failure("web page {path} failed", path=request.path.decode("ascii", "replace"))
             request.setResponseCode(500)
@@ -445,6 +463,10 @@ class WebFace(Resource):
         request.setHeader(b"cache-control", b"max-age=3600")
         self._send(request, (HERE / "static" / "style.css").read_bytes(),
                    b"text/css; charset=utf-8")
+
+    async def icon(self, request: Request) -> None:
+        request.setHeader(b"cache-control", b"max-age=86400")
+        self._send(request, ICON, b"image/x-icon")
 
     async def play_page(self, request: Request) -> None:
         """The web client (static/play/): plain files, the page names its modules."""
