@@ -149,7 +149,7 @@ class WebFace(Resource):
             (re.compile(r"/static/style\.css"), self.style),
             (re.compile(r"/favicon\.ico"), self.icon),
             (re.compile(r"/play/?"), self.play_page),
-            (re.compile(r"/play/([a-z_]+\.(?:js|css))"), self.play_file),
+            (re.compile(r"/play/([a-z0-9_]+\.(?:js|css))"), self.play_file),
             (re.compile(r"/play/i18n/([a-z]{2})\.json"), self.play_catalog),
         ]
 
