@@ -499,7 +499,8 @@ class WebFace(Resource):
         request.setHeader(b"cache-control", b"no-cache")
         lang = self._language(request)
         page = (PLAY / "index.html").read_bytes().replace(
-            b'<html lang="en">', b'<html lang="%s">' % lang.encode(), 1)
+            b'<html lang="en">', b'<html lang="%s">' % lang.encode(), 1).replace(
+            b'/play/i18n/en.json', b'/play/i18n/%s.json' % lang.encode(), 1)  # preloaded
         self._send(request, page, b"text/html; charset=utf-8")
 
     async def play_catalog(self, request: Request, lang: str) -> None:

@@ -146,6 +146,7 @@ async def test_the_switch_sets_a_cookie_that_wins_over_the_browser(web: Web) -> 
     assert '<html lang="en">' in kept.text and "Who is here" in kept.text
     play = await web.get("/play", {b"cookie": [b"lang=fr"]})
     assert '<html lang="fr">' in play.text
+    assert '<link rel="preload" href="/play/i18n/fr.json" as="fetch"' in play.text
     missing = await web.get("/nothing?lang=fr")
     assert missing.code == 404 and "Cette page n&#39;existe pas." in missing.text
     bogus = await web.get("/?lang=xx", {b"accept-language": [b"fr"]})
