@@ -63,7 +63,9 @@ Handler = Callable[..., Awaitable[None]]
 # The catalog keys of the 404 messages (fibsd.web.i18n); others are shown as they are.
 ERRORS = {"No such page.": "error.no_page", "No such player.": "error.no_player",
           "No such file.": "error.no_file", "This match cannot be replayed.": "error.no_replay",
-          "Bad page.": "error.bad_page", "Bad step.": "error.bad_step"}
+          "Bad page.": "error.bad_page", "Bad step.": "error.bad_step",
+          "No such page of the ladder.": "error.no_ladder_page", "No such match.": "error.no_match",
+          "No such step.": "error.no_step", "This match cannot be exported.": "error.no_export"}
 
 
 class NotFound(Exception):
@@ -224,12 +226,11 @@ class WebFace(Resource):
 
     def _switch(self, request: Request, lang: str) -> list[tuple[str, str, str]]:
         """The other languages as (code, name, link to this page in it)."""
-        args = {k.decode("ascii", "replace"): v[0].decode("ascii", "replace")
-                for k, v in (request.args or {}).items() if k != b"lang" and v}
+        given: dict[bytes, list[bytes]] = request.args or {}
+        kept = [f"{quote(name)}={quote(values[0])}" for name, values in given.items()
+                if name != b"lang" and values]
         path = request.path.decode("utf-8", "replace")
-        return [(code, i18n.NAMES[code],
-                 path + "?" + "&".join(f"{quote(k)}={quote(v)}"
-                                       for k, v in [*args.items(), ("lang", code)]))
+        return [(code, i18n.NAMES[code], path + "?" + "&".join([*kept, f"lang={code}"]))
                 for code in i18n.LANGUAGES if code != lang]
 
     @staticmethod
@@ -286,7 +287,8 @@ class WebFace(Resource):
             raise NotFound("No such page of the ladder.")
         rows = ranked[first:first + self.page_size]
         self._send(request, self._page(
-            "ratings.html", request, title="nav.ratings", rows=rows, page=page, threshold=self.threshold,
+            "ratings.html", request, title="nav.ratings", rows=rows, page=page,
+            threshold=self.threshold,
             more=first + self.page_size < len(ranked), total=len(ranked)))
 
     async def profile(self, request: Request, name: str) -> None:
@@ -390,7 +392,9 @@ class WebFace(Resource):
     async def live_page(self, request: Request, player: str) -> None:
         self._check_name(player)
         fragment = Markup(self._live_fragment(player, self.lobby.board_line(player)))
-        self._send(request, self._page("live.html", request, title=("page.live_title", {"player": player}), player=player,
+        self._send(request, self._page("live.html", request,
+                                       title=("page.live_title", {"player": player}),
+                                       player=player,
                                        fragment=fragment))
 
     async def live_events(self, request: Request, player: str) -> None:
