@@ -25,7 +25,7 @@ PLAY = WEB / "static" / "play"
 CATALOGUE = ROOT / "protocol" / "catalogue"
 NODE = shutil.which("node")
 PREFIXES = {"nav", "page", "error", "match", "who", "play", "login", "chat", "board", "reader",
-            "invite", "line"}
+            "invite", "line", "point"}
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
@@ -81,19 +81,24 @@ def game_examples() -> list[str]:
 
 def said(catalog: str, lines: list[str]) -> list[str]:
     assert NODE is not None
-    run = subprocess.run([NODE, str(HERE / "js" / "say_check.mjs"), str(PLAY / "i18n" / catalog)],
+    script = HERE / "js" / "say_check.mjs"
+    run = subprocess.run([NODE, str(script), str(PLAY / "i18n" / catalog)],
                          input="\n".join(json.dumps(line) for line in lines),
                          capture_output=True, text=True, timeout=60, check=True)
     return [json.loads(line) for line in run.stdout.splitlines()]
 
 
-@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (Debian: apt-get install nodejs)")
+NEEDS_NODE = pytest.mark.skipif(NODE is None,
+                                reason="Node.js is not installed (Debian: apt-get install nodejs)")
+
+
+@NEEDS_NODE
 def test_the_english_catalog_says_the_game_lines_as_the_server_does() -> None:
     lines = game_examples()
     assert said("en.json", lines) == lines
 
 
-@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (Debian: apt-get install nodejs)")
+@NEEDS_NODE
 def test_the_common_game_lines_in_french() -> None:
     cases = {
         "It's your turn to roll or double.": "À vous de lancer les dés ou de doubler.",

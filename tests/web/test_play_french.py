@@ -105,8 +105,19 @@ async def test_play_in_french_then_switch_back_to_english(
         assert await text_of(browser, "#turn") == "À vous"
         assert re.fullmatch(r"match en 3 points, videau à 1", await text_of(browser, "#match"))
         assert re.fullmatch(r"[0-9]+ pips", await text_of(browser, "#bottom-pips"))
+        label = await browser.script(
+            "return document.querySelector('#board .point[data-point=\"6\"]')"
+            ".getAttribute('aria-label')")
+        assert label.startswith("flèche 6, ") and " à vous" in label, label
+        await browser.script("document.getElementById('reader').click()")
+        position = await text_of(browser, "#position-text")
+        assert re.fullmatch(r"alice : [0-9]+ sur la [0-9]+(, [0-9]+ sur la [0-9]+)*\. "
+                            r"bob : [0-9]+ sur la [0-9]+(, [0-9]+ sur la [0-9]+)*\. "
+                            r"Dés [1-6] et [1-6], à jouer [1-6](, [1-6])*\. À vous\.",
+                            position), position
         if axe:
             found["/play match"] = await violations(browser)
+        await browser.script("document.getElementById('reader').click()")
         await alice.shot(shots / "french-desktop.png")
         await browser.run(browser.driver.set_window_size, *PHONE)
         await alice.shot(shots / "french-phone.png")
