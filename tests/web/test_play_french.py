@@ -75,7 +75,7 @@ async def french_invitation(player: Client, bot: Bot) -> None:
 
 @pytest_twisted.ensureDeferred
 async def test_play_in_french_then_switch_back_to_english(
-        site: Web, browser: Browser, tmp_path: Path) -> None:
+        site: Web, browser: Browser, tmp_path: Path, match_ids: list[int]) -> None:
     shots = shots_dir(tmp_path)
     axe = AXE.exists()
     found = {}
@@ -83,8 +83,12 @@ async def test_play_in_french_then_switch_back_to_english(
     assert await browser.script("return document.documentElement.lang") == "fr"
     assert await browser.texts("header nav a") == [
         "fibsd", "Jouer", "Qui est là", "Classement", "English"]
-    if axe:
-        found["/ratings"] = await violations(browser)
+    for path in ("/", "/ratings", "/players/alice", f"/matches/{match_ids[0]}", "/live/alice",
+                 "/nothing"):
+        await browser.open(site.base + path)
+        assert await browser.script("return document.documentElement.lang") == "fr", path
+        if axe:
+            found[path] = await violations(browser)
     await browser.run(browser.driver.set_window_size, *DESKTOP)
     bob = await connect(site.game_port, "bob")
     try:
