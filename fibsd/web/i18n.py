@@ -55,9 +55,12 @@ def from_accept(header: bytes | None) -> str | None:
 
 def translator(catalog: dict[str, str]) -> Callable[..., str]:
     """``t(key, **values)``: the text of ``key`` with its placeholders filled; plain text,
-    escaped by the templates' autoescaping like everything else."""
+    escaped by the templates' autoescaping like everything else.  ``key_one`` instead when
+    the count ``n`` is 1 and the catalog has it (as i18n.js does)."""
 
     def t(key: str, **values: object) -> str:
+        if str(values.get("n")) == "1" and f"{key}_one" in catalog:
+            key = f"{key}_one"
         return catalog[key].format(**values) if values else catalog[key]
 
     return t

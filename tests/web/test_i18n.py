@@ -72,6 +72,9 @@ def test_the_language_of_a_reader() -> None:
     assert i18n.from_accept(b"fr;q=0,en;q=x") is None
     assert i18n.from_accept(None) is None
     assert i18n.known(b"fr") == "fr" and i18n.known(b"xx") is None
+    french = i18n.translator(i18n.load()["fr"])
+    assert french("match.points", n=1) == "match en 1 point"
+    assert french("match.points", n=3) == "match en 3 points"
 
 
 def game_examples() -> list[str]:
@@ -94,7 +97,7 @@ NEEDS_NODE = pytest.mark.skipif(NODE is None,
 
 @NEEDS_NODE
 def test_the_english_catalog_says_the_game_lines_as_the_server_does() -> None:
-    lines = game_examples()
+    lines = [*game_examples(), "Please move 1 piece.", "alice wins the 1 point match 1-0 ."]
     assert said("en.json", lines) == lines
 
 
@@ -103,6 +106,8 @@ def test_the_common_game_lines_in_french() -> None:
     cases = {
         "It's your turn to roll or double.": "À vous de lancer les dés ou de doubler.",
         "Please move 2 pieces.": "Déplacez 2 pions.",
+        "Please move 1 piece.": "Déplacez 1 pion.",
+        "You win the 1 point match 1-0 .": "Vous gagnez le match en 1 point 1-0.",
         "bob rolls 6 and 4.": "bob fait 6 et 4.",
         "You roll 3 and 1.": "Vous faites 3 et 1.",
         "bob moves 8-3 6-3 .": "bob joue 8-3 6-3.",

@@ -3,13 +3,14 @@
 // catalog is i18n/<lang>.json, shared with the server's pages. Elements carry their key:
 // data-t="key" for their text, data-t-attr="attribute=key ..." for attributes.
 
+import { fill } from "./say.js";
+
 export const lang = document.documentElement.lang || "en";
 let catalog = {};
 
-// The text of `key` with its {placeholders} filled from `values`.
+// The text of `key` in the page's language (say.js `fill`).
 export function t(key, values = {}) {
-  const text = catalog[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? values[name] : whole));
+  return fill(catalog, key, values);
 }
 
 // Loads the catalog and translates the static page; shows the switch to the others.

@@ -464,7 +464,7 @@ function renderBoard() {
     return entry ? entry.rating.toFixed(2) : "";
   };
   const length = view.matchLength === 9999 ? t("match.unlimited")
-    : t("match.points", { length: view.matchLength });
+    : t("match.points", { n: view.matchLength });
   $("top-name").textContent = `${view.opponent} ${rating(view.opponent)}`;
   $("bottom-name").textContent = `${me} ${rating(me)}`;
   $("top-score").textContent = `${view.opponentScore}`;
@@ -738,7 +738,7 @@ function renderSaved() {
   const wanted = new Map();
   for (const [name, match] of state.saved) {
     const length = match.length === "unlimited" ? t("match.unlimited")
-      : t("match.points", { length: match.length });
+      : t("match.points", { n: match.length });
     const text = `${name}, ${length}, ${match.score}${match.online ? "" : ` ${t("who.offline")}`} `;
     wanted.set(name, [text, () => {
       const resume = button(t("who.resume"), () => act(`invite ${name}`), "resume");
@@ -753,7 +753,7 @@ function renderSaved() {
 // line (a saved match's warning) as the server wrote it.
 function invitationText(name, what) {
   const found = /^play a ([0-9]+) point match(.*)$/.exec(what);
-  if (found) return `${t("invite.points", { name, length: found[1] })}${found[2]}.`;
+  if (found) return `${t("invite.points", { name, n: found[1] })}${found[2]}.`;
   for (const [terms, key] of [["play an unlimited match", "invite.unlimited"],
                               ["resume a saved match", "invite.resume"]]) {
     if (what.startsWith(terms)) return `${t(key, { name })}${what.slice(terms.length)}.`;

@@ -6,7 +6,7 @@ const N = "([A-Za-z_]+)";
 const SAYINGS = [
   [/^It's your turn to roll or double\.$/, "line.to_roll", []],
   [/^It's your turn to move\.$/, "line.to_move", []],
-  [/^Please move ([0-9]) pieces?\.$/, "line.please_move", ["n"]],
+  [/^Please move ([0-9]) pieces?\.$/, "line.please_move", ["n"]], // "1 piece": line.please_move_one
   [new RegExp(`^Starting a new game with ${N}\\.$`), "line.new_game", ["name"]],
   [new RegExp(`^You rolled ([1-6]), ${N} rolled ([1-6])$`), "line.opening", ["mine", "name", "theirs"]],
   [new RegExp(`^${N} makes the first move\\.$`), "line.first_move", ["name"]],
@@ -32,11 +32,19 @@ const SAYINGS = [
   [new RegExp(`^${N} accepts and wins ([0-9]+) (points?)\\.$`), "line.accepts_win", ["name", "points", "unit"]],
   [/^You win the game and get ([0-9]+) (points?)\. Congratulations!$/, "line.you_win_game", ["points", "unit"]],
   [new RegExp(`^${N} wins the game and gets ([0-9]+) (points?)\\. Sorry\\.$`), "line.wins_game", ["name", "points", "unit"]],
-  [/^You win the ([0-9]+) point match ([0-9]+)-([0-9]+) \.$/, "line.you_win_match", ["length", "a", "b"]],
-  [new RegExp(`^${N} wins the ([0-9]+) point match ([0-9]+)-([0-9]+) \\.$`), "line.wins_match", ["name", "length", "a", "b"]],
+  [/^You win the ([0-9]+) point match ([0-9]+)-([0-9]+) \.$/, "line.you_win_match", ["n", "a", "b"]],
+  [new RegExp(`^${N} wins the ([0-9]+) point match ([0-9]+)-([0-9]+) \\.$`), "line.wins_match", ["name", "n", "a", "b"]],
   [/^Type 'join' if you want to play the next game, type 'leave' if you don't\.$/, "line.join_next", []],
-  [new RegExp(`^score in ([0-9]+) point match: ${N}-([0-9]+) ${N}-([0-9]+)$`), "line.score", ["length", "name", "a", "other", "b"]],
+  [new RegExp(`^score in ([0-9]+) point match: ${N}-([0-9]+) ${N}-([0-9]+)$`), "line.score", ["n", "name", "a", "other", "b"]],
 ];
+
+// The text of `key` in `catalog` with its {placeholders} filled from `values`; `key_one`
+// instead when the count `n` is 1 and the catalog has it (French "1 point", "1 pion").
+export function fill(catalog, key, values = {}) {
+  const one = Number(values.n) === 1 && catalog[`${key}_one`];
+  const text = one || (catalog[key] ?? key);
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? values[name] : whole));
+}
 
 // `line` as `t` (i18n.js) says it, or `line` itself when no pattern knows it.
 export function say(line, t) {
