@@ -432,8 +432,12 @@ class WebFace(Resource):
             except InvalidBoardLine:
                 _log.warn("live board of {player} unreadable", player=player)
         board = Markup(draw_board(picture, names_line(picture))) if picture else None
+        # One fragment goes to every viewer of the stream, whatever his language: it says
+        # its words in each, and the stylesheet shows the page's (html[lang]).
+        speakers = [(code, i18n.translator(self.catalogs[code])) for code in i18n.LANGUAGES]
         return self.env.get_template("live_fragment.html").render(
-            player=player, board=board, names=names_line(picture) if picture else "")
+            player=player, board=board, names=names_line(picture) if picture else "",
+            speakers=speakers)
 
     async def api_matches(self, request: Request) -> None:
         value = self._arg(request, "player")

@@ -89,6 +89,9 @@ async def test_play_in_french_then_switch_back_to_english(
         assert await browser.script("return document.documentElement.lang") == "fr", path
         if axe:
             found[path] = await violations(browser)
+    # The live board's stream says it in every language; the page shows its own.
+    await browser.open(site.base + "/live/alice")
+    assert await browser.text("#live") == "alice ne joue pas en ce moment."
     await browser.run(browser.driver.set_window_size, *DESKTOP)
     bob = await connect(site.game_port, "bob")
     try:
