@@ -288,6 +288,7 @@ class LiveMatch:
         (a roll that could not be played)."""
         rules = self.rules
         game = rules.game
+        score = self.score_before_game()
         seats = []
         for i in (0, 1):
             dice = (0, 0)
@@ -297,7 +298,7 @@ class LiveMatch:
                     dice = (dice[1], dice[0])  # O's die first
             if rolled is not None and rolled[0] == i:
                 dice = rolled[1]
-            seats.append(Seat(self.names[i], self.colour(i), rules.score[i], dice,
+            seats.append(Seat(self.names[i], self.colour(i), score[i], dice,
                               rules.may_double(i), rules.playable(i), self.forced[i]))
         turn: Colour | None = None
         doubled: Colour | None = None
@@ -917,12 +918,20 @@ class LiveMatch:
         ``oldmoves`` (game-play.md 7.5)."""
         game = self.rules.game
         assert game is not None
-        score = list(self.rules.score)
-        if game.result is not None:  # the score already counts this game
-            score[game.result.winner] -= game.result.points
         x_player = 0 if self.colour(0) is Colour.X else 1
         return listings_text.format_moves_list(game.history, self.names, x_player,
-                                               (score[0], score[1]), self.rules.length)
+                                               self.score_before_game(), self.rules.length)
+
+    def score_before_game(self) -> tuple[int, int]:
+        """The points won before the current game, which is the game just finished
+        until the next one starts.  The rules count a game's points the moment it ends;
+        the board's score fields and the moves listing do not (board.md section 3.1:
+        GNU Gibbon adds the points of ``wins the game`` to the score of the last board)."""
+        score = list(self.rules.score)
+        game = self.rules.game
+        if game is not None and game.result is not None:
+            score[game.result.winner] -= game.result.points
+        return (score[0], score[1])
 
     def _match_won(self, event: MatchWon) -> None:
         w, score = event.winner, event.score
