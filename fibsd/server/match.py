@@ -496,6 +496,7 @@ class LiveMatch:
             self.lobby.matches[name] = self
             self.lobby.invitations.pop(name, None)
         inviter.playing, joiner.playing = joiner.name, inviter.name
+        inviter.parted = joiner.parted = None
         inviter.watching = joiner.watching = None  # a player watches no one (watching.py)
         db = self._db()
         if db is not None:  # whoever left this pair's match is back: nothing to count
@@ -993,6 +994,9 @@ class LiveMatch:
         saved = self._saved()
         self._close()
         write = db.save_match(saved) if db is not None else succeed(None)
+        staying = self.user(1 - player)
+        if staying is not None:
+            staying.parted = (self, None)
 
         def tell(stored: bool) -> None:
             if stored:
@@ -1001,6 +1005,8 @@ class LiveMatch:
                 if db is not None:  # a departure from a match that can be resumed
                     self._departed(db, leaver.session.settings.fair, player, counts_now)
             other = self.user(1 - player)
+            if other is not None and other is staying:
+                other.parted = (self, self.lobby.now())
             if departure is None:
                 leaver.session.send(text.YOU_TERMINATED if stored else text.YOU_TERMINATED_UNSAVED)
                 if other is not None:

@@ -286,7 +286,9 @@ def test_invitation_refusals() -> None:
     assert lines("carol") == ["** alice didn't invite you."]
     send("bob", "join alice")
     assert lines("bob") == ["** alice changed the invitation: it is now to a 1 point match. "
-                            "Type 'join alice' again to accept."]
+                            "Type 'join alice' again to accept.",
+                            "alice wants to play a 1 point match with you.",
+                            "Type 'join alice' to accept."]
     send("bob", "join alice")
     got = lines()
     assert got["bob"][0] == "** You are now playing a 1 point match with alice"
@@ -304,6 +306,33 @@ def test_invitation_refusals() -> None:
     assert lines("carol") == ["** You're not playing."]
     send("carol", "board")
     assert lines("carol") == ["** You're not watching or playing."]
+
+
+def test_a_join_that_crossed_the_leave_gets_the_reason_only() -> None:
+    """Between games alice leaves as bob joins: bob's join, arriving just after the
+    leave, is answered by the line that says alice left, not also ``Join who?``.  A
+    join later than the race window is an ordinary join with no match."""
+    from fibsd.server.commands.play import JOIN_RACE_WINDOW
+    table = Table([(3, 5)] + random_rolls(2))
+    table.start("5")
+    table.send("alice", "resign n")
+    table.send("bob", "accept")
+    table.lines()
+    table.send("alice", "leave")
+    table.send("bob", "join")
+    got = table.lines()
+    assert got["bob"][0] == "** Player alice has left the game. The game was saved."
+    assert "** Error: Join who?" not in got["bob"]
+    table.server.advance(JOIN_RACE_WINDOW - 0.1)
+    table.send("bob", "join alice")  # the opponent's name, as bots type it
+    assert table.lines("bob") == []
+    table.server.advance(0.2)
+    table.send("bob", "join")
+    assert table.lines("bob") == ["** Error: Join who?"]
+    table.send("alice", "invite bob")  # a join for a new invitation is no crossing
+    table.lines()
+    table.send("bob", "join alice")
+    assert table.lines("bob")[0] == "You are now playing with alice. Your running match was loaded."
 
 
 def test_double_take_drop_next_game_and_colour_swap() -> None:
@@ -550,7 +579,9 @@ def test_leave_saves_and_invite_join_resumes_everything() -> None:
     assert got["alice"] == ["bob wants to resume a saved match with you.", "Type 'join bob' to accept."]
     table.send("alice", "join bob")  # might have been meant for the new 3-point match
     assert table.lines() == {"alice": ["** bob changed the invitation: it is now to resume a "
-                                       "saved match. Type 'join bob' again to accept."],
+                                       "saved match. Type 'join bob' again to accept.",
+                                       "bob wants to resume a saved match with you.",
+                                       "Type 'join bob' to accept."],
                              "bob": [], "carol": []}
     table.send("alice", "join bob")
     got = table.lines()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from functools import wraps
 from typing import TYPE_CHECKING, Any
 
-from twisted.internet.defer import maybeDeferred
+from twisted.internet.defer import maybeDeferred, succeed
 
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
@@ -134,13 +134,10 @@ def invite(session: Session, rest: str) -> Any:
         if length is None and saved is None:
             session.send(text.no_saved_match(target.name))
             return
-        lines = [text.invitation(user.name, length)]
+        lines = _invitation_lines(user.name, length, saved)
         if saved is not None and session.settings.fair.abandon_days > 0:
             # an invitation offers to resume the match the invitee may have left
             unattended(session.db.offer_resume(user.name), "offer_resume")
-        if length is not None and saved is not None:
-            lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
-        lines.append(text.type_join(user.name))
         seen = target.invitations_seen
         confirmed = seen.get(user.name, length) == length
         seen[user.name] = length
@@ -161,6 +158,17 @@ def invite(session: Session, rest: str) -> Any:
         target.session.notify(*lines)
 
     return maybeDeferred(session.db.load_match, user.name, target.name).addCallback(send)
+
+
+def _invitation_lines(inviter: str, length: int | None,
+                      saved: SavedMatch | None) -> list[str]:
+    """What the invitee reads: FIBS's invitation line, the warning when a new match
+    would replace a saved one, and ``Type 'join <inviter>' to accept.``"""
+    lines = [text.invitation(inviter, length)]
+    if length is not None and saved is not None:
+        lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
+    lines.append(text.type_join(inviter))
+    return lines
 
 
 @on_logout
@@ -190,6 +198,10 @@ def join(session: Session, rest: str) -> Any:
     lobby = session.lobby
     words = rest.split()
     match = _match(session)
+    if match is None and user.parted is not None:
+        crossed = _crossed_leave(session, user, words)
+        if crossed is not None:
+            return crossed
     if not words:
         joined = match.join_next(user) if match is not None else None
         return joined if joined is not None else session.send(text.JOIN_WHO)
@@ -210,8 +222,7 @@ def join(session: Session, rest: str) -> Any:
     if not inviter.ready:
         return session.send(text.refusing_games(inviter.name))
     if not invitation.confirmed and lobby.now() - invitation.sent < JOIN_RACE_WINDOW:
-        lobby.invitations[inviter.name] = replace(invitation, confirmed=True)
-        return session.send(text.invitation_changed(inviter.name, invitation.length))
+        return _restate(session, invitation)
     user.invitations_seen.pop(inviter.name, None)  # answered: no longer an open offer
 
     def still_valid() -> bool:
@@ -240,6 +251,43 @@ def join(session: Session, rest: str) -> Any:
     live = LiveMatch.new(lobby, inviter, user, invitation.length,
                           invitation.server_seed)
     return live.begin(inviter, user, resumed=False)  # its record replaces a saved one
+
+
+def _restate(session: Session, invitation: Invitation) -> Any:
+    """A join that may have been typed for the inviter's earlier terms: say that they
+    changed, then show the invitation again in FIBS's own lines, so that a bot that
+    joins whenever it reads an invitation joins again, and this time binds."""
+    lobby = session.lobby
+    lobby.invitations[invitation.inviter] = replace(invitation, confirmed=True)
+
+    def send(saved: SavedMatch | None) -> None:
+        session.send(text.invitation_changed(invitation.inviter, invitation.length),
+                     *_invitation_lines(invitation.inviter, invitation.length, saved))
+
+    if invitation.length is None:  # a resume replaces nothing: no warning to look up
+        return send(None)
+    return maybeDeferred(session.db.load_match, invitation.inviter,
+                         invitation.invitee).addCallback(send)
+
+
+def _crossed_leave(session: Session, user: OnlineUser, words: list[str]) -> Any:
+    """A ``join`` (plain, or naming the opponent) that crossed the opponent's
+    ``leave``: the join arrived while the save was under way, or within
+    ``JOIN_RACE_WINDOW`` of the line that told the user.  That line is its whole
+    answer (no ``** Error: Join who?`` before or after it).  None: not such a join."""
+    assert user.parted is not None
+    match, told = user.parted
+    opponent = match.opponent_of(user)
+    if words and words[0].lower() != opponent.lower():
+        return None
+    invitation = session.lobby.invitations.get(opponent)
+    if isinstance(invitation, Invitation) and invitation.invitee == user.name:
+        return None  # the opponent invited him since: a join for that is no crossing
+    if told is None and match.unsaved:
+        return match.when_saved()  # the save's tell sends the line, then this fires
+    if told is not None and session.lobby.now() - told < JOIN_RACE_WINDOW:
+        return succeed(None)
+    return None
 
 
 # -- leave -------------------------------------------------------------------------------
