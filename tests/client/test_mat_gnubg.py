@@ -29,7 +29,7 @@ from twisted.internet.defer import gatherResults
 
 from fibsd.client import events as ev
 from fibsd.rules.match import Match
-from fibsd.wire.mat import mat_record, parse_mat
+from fibsd.wire.mat import mat_record, mat_text, parse_mat
 from tests.client.test_bot import SeededDice
 from tests.client.test_loopback import start_server
 from tests.client.test_loopback_match import ScriptedPlayer, online
@@ -143,7 +143,9 @@ def gnubg_import(files: list[tuple[str, Path]], home: Path) -> list[dict[str, An
         "    sys.stdout.flush(); print('>>>import'); sys.stdout.flush()\n"
         "    m = gnubg.match(analysis=0, boards=0, statistics=0)\n"
         "    print('RESULT ' + json.dumps({'info': m['match-info'],"
-        " 'games': [g['info'] for g in m['games']]})); sys.stdout.flush()\n"
+        " 'games': [g['info'] for g in m['games']],"
+        " 'actions': [[[a.get('action'), a.get('player'), a.get('dice')] for a in g['game']]"
+        " for g in m['games']]})); sys.stdout.flush()\n"
     )
     assert GNUBG is not None
     done = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True,
@@ -260,3 +262,29 @@ async def test_gnubg_imports_exported_matches_and_oldmoves(tmp_path: Path) -> No
     assert crawford[1] is True and not crawford[2]
     resigned = [(g["winner"], g["points-won"], g["resigned"]) for g in results[1]["games"]]
     assert resigned[0] == ("X", 2, True) and resigned[2] == ("O", 1, False)
+
+
+@pytest.mark.skipif(GNUBG is None, reason=NO_GNUBG)
+def test_gnubg_imports_a_cube_256_match_and_a_resignation_after_a_roll(tmp_path: Path) -> None:
+    """Two matches as fibsd exported them before (tests/wire/data), written again by
+    today's export: the 10-point match whose cube reached 256 (gnubg 1.07 crashed on
+    it) and a game resigned by bob after rolling 1-5 on the bar (gnubg played that roll
+    as his forced move).  gnubg imports both without a message; the cube match ends at
+    the same point, with its last game at the cube of 64 the text now shows, and game 3
+    of the other ends with ann's 4-4 and bob's resignation, no move of bob's."""
+    data = Path(__file__).parent.parent / "wire" / "data"
+    files = []
+    for name in ("gnubg_crash_cube256.mat", "unplayed_forced_roll.mat"):
+        parsed = parse_mat((data / name).read_text())
+        path = tmp_path / name
+        path.write_text(mat_text(mat_record(parsed), parsed.players))
+        files.append(("mat", path))
+    cube, forced = gnubg_import(files, tmp_path)
+    assert cube["said"] == [] and forced["said"] == []
+    assert final_score(cube) == {"fay": 8, "eve": 64}
+    assert cube["games"][1]["points-won"] == 64 and not cube["games"][1]["resigned"]
+    assert final_score(forced) == {"ann": 3, "bob": 5}
+    game3 = forced["actions"][2]
+    moves = [a for a in game3 if a[0] == "move"]
+    assert moves[-1][2] == [4, 4] and game3[-1][0] == "resign"
+    assert forced["games"][2]["resigned"] and forced["games"][2]["points-won"] == 2
