@@ -235,6 +235,15 @@ class LiveMatch:
         return match
 
     @staticmethod
+    def saved_names(saved: SavedMatch) -> tuple[str, str]:
+        """A saved match's players in its record's order (the inviter first)."""
+        try:
+            names = json.loads(saved.record)["players"]
+            return (str(names[0]), str(names[1]))
+        except (ValueError, KeyError, IndexError, TypeError):
+            return (saved.player_a, saved.player_b)
+
+    @staticmethod
     def saved_length(record: str) -> int:
         try:
             return int(json.loads(record)["length"])
@@ -497,6 +506,12 @@ class LiveMatch:
             self.lobby.invitations.pop(name, None)
         inviter.playing, joiner.playing = joiner.name, inviter.name
         inviter.parted = joiner.parted = None
+        if resumed and self.fair is not None and not self.fair.used:
+            # The fresh seed drawn when the match was left: the texts in force now are
+            # mixed in, as at the start of a match (protocol/fair-dice.md 1.1, 1.2).
+            texts = {inviter.name: inviter.dice_text, joiner.name: joiner.dice_text}
+            self.fair = self.fair.with_texts((texts[self.names[0]], texts[self.names[1]]))
+            self.dice = self.fair
         inviter.watching = joiner.watching = None  # a player watches no one (watching.py)
         db = self._db()
         if db is not None:  # whoever left this pair's match is back: nothing to count
@@ -991,6 +1006,7 @@ class LiveMatch:
         player = self.index(leaver)
         db = self._db(leaver)
         counts_now = self._count_drop(player, dropped=departure is not None)
+        revealed = self._reseed()
         saved = self._saved()
         self._close()
         write = db.save_match(saved) if db is not None else succeed(None)
@@ -1008,14 +1024,16 @@ class LiveMatch:
             if other is not None and other is staying:
                 other.parted = (self, self.lobby.now())
             if departure is None:
-                leaver.session.send(text.YOU_TERMINATED if stored else text.YOU_TERMINATED_UNSAVED)
+                leaver.session.send(text.YOU_TERMINATED if stored else text.YOU_TERMINATED_UNSAVED,
+                                    *self._seed_lines(leaver, revealed))
                 if other is not None:
                     other.session.notify(text.player_left(leaver.name) if stored
-                                         else text.player_left_unsaved(leaver.name))
+                                         else text.player_left_unsaved(leaver.name),
+                                         *self._seed_lines(other, revealed))
             else:
                 line = text.game_saved(departure) if stored else text.game_unsaved(departure)
                 if other is not None:
-                    other.session.notify(line)
+                    other.session.notify(line, *self._seed_lines(other, revealed))
                 for user, _ in self.watchers():
                     user.session.notify_event(line)
             if departure is None:
@@ -1035,6 +1053,24 @@ class LiveMatch:
             tell(False)
 
         return self._written(write.addCallbacks(lambda _: tell(True), failed))
+
+    def _reseed(self) -> bytes | None:
+        """The match is being left or saved: reveal the seed of its rolls so far, and
+        go on (when resumed) under a fresh one whose commitment the resume invitation
+        shows (protocol/fair-dice.md 1.2).  Returns the seed to reveal, None when no
+        roll was made under it (or the dice are scripted)."""
+        if self.fair is None or not self.fair.used:
+            return None
+        revealed = self.fair.server_seed
+        self.fair = self.fair.fresh(self.lobby.draw_seed())
+        self.dice = self.fair
+        return revealed
+
+    @staticmethod
+    def _seed_lines(user: OnlineUser, revealed: bytes | None) -> list[str]:
+        if revealed is None or not user.session.settings.fair.announce_seed:
+            return []
+        return [fair_text.seed_revealed(revealed)]
 
     def _close(self) -> None:
         self._cancel_claim()
@@ -1128,13 +1164,16 @@ class LiveMatch:
         db = self._db(claimant)
         a, b = sorted(self.names)
         self.own_turn_drops = None
+        revealed = self._reseed()
         saved = unattended(db.save_match(SavedMatch(a, b, int(self.lobby.now()),
                                                     self.to_record())), "save_match")
         self._departed(db, claimant.session.settings.fair, silent, False)
         self._close()
-        claimant.session.send(fair_text.you_claimed(self.names[silent]))
+        claimant.session.send(fair_text.you_claimed(self.names[silent]),
+                              *self._seed_lines(claimant, revealed))
         if silent_user is not None:
-            silent_user.session.notify(fair_text.claimed_from_you(claimant.name))
+            silent_user.session.notify(fair_text.claimed_from_you(claimant.name),
+                                       *self._seed_lines(silent_user, revealed))
             self.lobby.broadcast_who(silent_user)
         self.lobby.broadcast_who(claimant)
         line = text.report_left(self.names[silent], claimant.name)

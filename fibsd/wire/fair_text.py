@@ -58,6 +58,16 @@ def seed_revealed(server_seed: bytes) -> str:
     return f"{PREFIX} server seed {server_seed.hex()}"
 
 
+def earlier_seed(first: int, last: int, server_seed: bytes) -> str:
+    """A seed revealed when the match was left or saved, and the rolls it made."""
+    return f"{PREFIX} earlier seed {server_seed.hex()} rolls {first}-{last}"
+
+
+def saved_seed_revealed(names: Sequence[str], server_seed: bytes) -> str:
+    """The seed of a saved match that a new match between the pair replaced."""
+    return f"{PREFIX} saved match {names[0]} {names[1]} server seed {server_seed.hex()}"
+
+
 def finished_entry(match_id: int, winner: str, loser: str, points: tuple[int, int],
                    commitment: str) -> str:
     return (f"{PREFIX} finished {match_id} {winner} {loser} {points[0]}-{points[1]} "

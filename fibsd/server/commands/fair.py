@@ -65,9 +65,14 @@ def fairdice(session: Session, rest: str) -> Any:
         if match.fair is None:
             session.send(fair_text.NOT_SEEDED)
         else:
+            earlier = []
+            for segment in match.fair.earlier:  # revealed when the match was left or saved
+                earlier += [fair_text.earlier_seed(segment["first_roll"], segment["next_roll"] - 1,
+                                                   bytes.fromhex(segment["server_seed"])),
+                            fair_text.texts(match.names, segment["texts"])]
             session.send(fair_text.match_commitment(match.names, match.fair.commitment),
                          fair_text.texts(match.names, match.fair.texts),
-                         fair_text.rolls_so_far(match.fair.next_roll))
+                         fair_text.rolls_so_far(match.fair.next_roll), *earlier)
         return None
     return _invitations(session)
 
@@ -148,10 +153,17 @@ def _finished(session: Session, word: str) -> Any:
             session.send(fair_text.NOT_SEEDED)
             return
         names = document["players"]
-        session.send(fair_text.finished_header(int(word), names, document["commitment"]),
-                     fair_text.seed_revealed(bytes.fromhex(document["server_seed"])),
-                     fair_text.texts(names, document["texts"]),
-                     *fair_text.roll_lines([(r[0], r[1]) for r in document["rolls"]]))
+        rolls = [(r[0], r[1]) for r in document["rolls"]]
+        seeds = document.get("seeds") or [{"server_seed": document["server_seed"],
+                                           "texts": document["texts"], "first_roll": 0}]
+        lines = [fair_text.finished_header(int(word), names, document["commitment"])]
+        for number, seed in enumerate(seeds):  # one seed, or one per part (fair-dice.md 1.2)
+            first = seed["first_roll"]
+            end = seeds[number + 1]["first_roll"] if number + 1 < len(seeds) else len(rolls)
+            lines += [fair_text.seed_revealed(bytes.fromhex(seed["server_seed"])),
+                      fair_text.texts(names, seed["texts"]),
+                      *fair_text.roll_lines(rolls[first:end], first)]
+        session.send(*lines)
 
     return maybeDeferred(session.db.finished_match, int(word)).addCallback(show)
 

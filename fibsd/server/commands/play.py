@@ -15,6 +15,7 @@ may have been typed for the old terms, so it restates the new terms and asks aga
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import wraps
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import maybeDeferred, succeed
 
+from fibsd.rules.dice import SeededDice
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
 from fibsd.server.commands import command, user_of
@@ -30,6 +32,7 @@ from fibsd.server.lobby import Lobby, on_login, on_logout
 from fibsd.server.match import LiveMatch, live_match
 from fibsd.server.ratelimit import allow
 from fibsd.wire import chat
+from fibsd.wire import fair_text
 from fibsd.wire import game_text as text
 
 if TYPE_CHECKING:
@@ -248,9 +251,35 @@ def join(session: Session, rest: str) -> Any:
 
         return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallback(resume)
 
-    live = LiveMatch.new(lobby, inviter, user, invitation.length,
-                          invitation.server_seed)
-    return live.begin(inviter, user, resumed=False)  # its record replaces a saved one
+    def start(saved: SavedMatch | None) -> Any:
+        if not still_valid():
+            session.send(text.didnt_invite(inviter.name))
+            return None
+        live = LiveMatch.new(lobby, inviter, user, invitation.length,
+                              invitation.server_seed)
+        started = live.begin(inviter, user, resumed=False)  # its record replaces a saved one
+        seed = _unrevealed_seed(saved)
+        if seed is not None:  # the replaced match's rolls become verifiable
+            line = fair_text.saved_seed_revealed(LiveMatch.saved_names(saved), seed)
+            for player in (inviter, user):
+                if player.session.settings.fair.announce_seed:
+                    started.addCallback(lambda _, p=player: p.session.notify(line))
+        return started
+
+    return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallback(start)
+
+
+def _unrevealed_seed(saved: SavedMatch | None) -> bytes | None:
+    """The seed of a saved match that made rolls no one was shown (a match saved as it
+    was played, then the server stopped without saving it on the way out): revealed
+    when a new match replaces it (protocol/fair-dice.md 1.2)."""
+    if saved is None:
+        return None
+    try:
+        dice = SeededDice.from_record(json.loads(saved.record).get("dice"))
+    except (ValueError, TypeError, AttributeError):
+        return None
+    return dice.server_seed if dice.used else None
 
 
 def _restate(session: Session, invitation: Invitation) -> Any:
