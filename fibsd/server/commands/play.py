@@ -251,19 +251,24 @@ def join(session: Session, rest: str) -> Any:
 
         return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallback(resume)
 
+    length = invitation.length
+
     def start(saved: SavedMatch | None) -> Any:
         if not still_valid():
             session.send(text.didnt_invite(inviter.name))
             return None
-        live = LiveMatch.new(lobby, inviter, user, invitation.length,
-                              invitation.server_seed)
+        live = LiveMatch.new(lobby, inviter, user, length, invitation.server_seed)
         started = live.begin(inviter, user, resumed=False)  # its record replaces a saved one
         seed = _unrevealed_seed(saved)
-        if seed is not None:  # the replaced match's rolls become verifiable
+        if saved is not None and seed is not None:  # its rolls become verifiable
             line = fair_text.saved_seed_revealed(LiveMatch.saved_names(saved), seed)
-            for player in (inviter, user):
-                if player.session.settings.fair.announce_seed:
-                    started.addCallback(lambda _, p=player: p.session.notify(line))
+            told = [p for p in (inviter, user) if p.session.settings.fair.announce_seed]
+
+            def tell(_: object) -> None:
+                for player in told:
+                    player.session.notify(line)
+
+            started.addCallback(tell)
         return started
 
     return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallback(start)
