@@ -279,7 +279,17 @@ def test_gnubg_imports_a_cube_256_match_and_a_resignation_after_a_roll(tmp_path:
         path = tmp_path / name
         path.write_text(mat_text(mat_record(parsed), parsed.players))
         files.append(("mat", path))
-    cube, forced = gnubg_import(files, tmp_path)
+    no_crawford = tmp_path / "no_crawford.mat"
+    off_match = crawford_off_match()
+    no_crawford.write_text(mat_text(off_match.to_record(), ("ann", "bob")))
+    files.append(("mat", no_crawford))
+    cube, forced, off = gnubg_import(files, tmp_path)
+    # [Crawford "Off"]: gnubg ignores the tag and calls game 2 (ann at 2 of 3) the
+    # Crawford game, but imports its double and the score all the same (export.md 3.1)
+    assert off["said"] == []
+    assert final_score(off) == {"ann": off_match.score[0], "bob": off_match.score[1]}
+    assert off["games"][1].get("crawford") is True
+    assert ["double", "X", None] in off["actions"][1] or ["double", "O", None] in off["actions"][1]
     assert cube["said"] == [] and forced["said"] == []
     assert final_score(cube) == {"fay": 8, "eve": 64}
     assert cube["games"][1]["points-won"] == 64 and not cube["games"][1]["resigned"]
@@ -288,3 +298,37 @@ def test_gnubg_imports_a_cube_256_match_and_a_resignation_after_a_roll(tmp_path:
     moves = [a for a in game3 if a[0] == "move"]
     assert moves[-1][2] == [4, 4] and game3[-1][0] == "resign"
     assert forced["games"][2]["resigned"] and forced["games"][2]["points-won"] == 2
+
+
+def crawford_off_match() -> Match:
+    """3 points without the Crawford rule: bob resigns a gammon (2-0), then in game 2
+    ann, one point from the end, doubles, bob takes, and ann plays on to the end."""
+    import random
+
+    from fibsd.rules.dice import ScriptedDice
+    from fibsd.rules.events import WinKind
+    from fibsd.rules.game import Phase
+
+    rng = random.Random(3)
+    match = Match(3, crawford=False)
+    match.new_game(ScriptedDice([(3, 1)]))
+    match.move(0, [(8, 5), (6, 5)])
+    match.resign(1, WinKind.GAMMON)
+    match.accept(0)
+    match.new_game(ScriptedDice([(6, 2)]))
+    match.move(0, [(24, 18), (13, 11)])
+    doubled = False
+    while match.game is not None and match.game.result is None:
+        player = match.turn
+        if match.phase is Phase.ROLL:
+            if player == 0 and not doubled:
+                match.double(0)
+                match.accept(1)
+                doubled = True
+            die = (rng.randint(1, 6), rng.randint(1, 6))
+            match.roll(player, ScriptedDice([die]))
+        else:
+            plays = match.legal_plays()
+            match.auto_move(player, plays[rng.randrange(len(plays))])
+    assert match.over and match.winner == 0
+    return match
