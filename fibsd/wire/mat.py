@@ -203,9 +203,19 @@ def _fair_dice_tags(dice: Any) -> list[tuple[str, str]]:
     hold a quote)."""
     if not isinstance(dice, Mapping) or not isinstance(dice.get("server_seed"), str):
         return []
-    texts = dice.get("texts") or ["", ""]
-    return [("Dice Seed", _tag_value(dice["server_seed"])),
-            ("Dice Text 1", _tag_value(str(texts[0]))), ("Dice Text 2", _tag_value(str(texts[1])))]
+    earlier = dice.get("earlier") or []
+    seeds = [*(e for e in earlier if isinstance(e, Mapping)),
+             {"server_seed": dice["server_seed"], "texts": dice.get("texts"),
+              "first_roll": dice.get("first_roll", 0)}]
+    tags = []
+    for number, seed in enumerate(seeds):
+        # a match left or saved went on under a fresh seed (fair-dice.md 1.2)
+        suffix = f" From Roll {seed.get('first_roll', 0)}" if number else ""
+        texts = seed.get("texts") or ["", ""]
+        tags += [(f"Dice Seed{suffix}", _tag_value(str(seed.get("server_seed", "")))),
+                 (f"Dice Text 1{suffix}", _tag_value(str(texts[0]))),
+                 (f"Dice Text 2{suffix}", _tag_value(str(texts[1])))]
+    return tags
 
 
 def _score_line(names: tuple[str, str], score: tuple[int, int]) -> str:

@@ -18,6 +18,7 @@ from fibsd.rules.game import Phase
 from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.match import LiveMatch
 from fibsd.store.sqlite import SQLiteStore
+from fibsd.wire.mat import mat_text, parse_mat
 from tests.fair_verifier import check_record, derive
 from tests.helpers import FakeServer, make_settings
 from tests.server.test_match import Table, boards_match_the_engine  # noqa: F401 (autouse)
@@ -171,6 +172,11 @@ def test_a_drop_reveals_the_seed_and_the_match_resumes_under_a_new_one(
     assert verify(fair_document(json.loads(record)), out)
     assert f"from roll {made}: server seed {fresh.hex()}, commitment {renewed}" in \
         out.getvalue().splitlines()
+    # the export's header carries every seed, each with the roll it starts at
+    tags = parse_mat(mat_text(record, fair_dice=True)).tags
+    assert (tags["Dice Seed"], tags["Dice Text 2"]) == (SEED.hex(), "lucky 7")
+    assert (tags[f"Dice Seed From Roll {made}"], tags[f"Dice Text 1 From Roll {made}"],
+            tags[f"Dice Text 2 From Roll {made}"]) == (fresh.hex(), "", "again")
 
 
 def test_a_saved_match_from_before_fair_dice_goes_on_with_a_seed() -> None:
