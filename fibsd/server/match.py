@@ -170,6 +170,7 @@ class LiveMatch:
         self._claim_calls: list[IDelayedCall] = []
         self.own_turn_drops: tuple[int, int, int] | None = None
         self._result: _Result | None = None  # set by the end of the match
+        self._ending_game = False  # the events of a game-ending action are being sent
         self._unsaved = 0  # writes queued whose answer has not come back
         self._waiting: deque[Deferred[None]] = deque()  # see ``when_saved``
 
@@ -297,7 +298,7 @@ class LiveMatch:
         (a roll that could not be played)."""
         rules = self.rules
         game = rules.game
-        score = self.score_before_game()
+        score = self.score_before_game() if self._ending_game else rules.score
         seats = []
         for i in (0, 1):
             dice = (0, 0)
@@ -778,8 +779,14 @@ class LiveMatch:
     # -- events to lines ---------------------------------------------------------------------
 
     def _events(self, events: Sequence[Event]) -> None:
-        for event in events:
-            self._event(event, events)
+        # The boards sent with the action that ends a game show the score before it
+        # (``board_view``): the points follow in ``wins the game``.
+        self._ending_game = any(isinstance(e, GameWon) for e in events)
+        try:
+            for event in events:
+                self._event(event, events)
+        finally:
+            self._ending_game = False
 
     def _event(self, event: Event, events: Sequence[Event]) -> None:  # noqa: C901
         names = self.names
@@ -939,10 +946,10 @@ class LiveMatch:
                                                self.score_before_game(), self.rules.length)
 
     def score_before_game(self) -> tuple[int, int]:
-        """The points won before the current game, which is the game just finished
-        until the next one starts.  The rules count a game's points the moment it ends;
-        the board's score fields and the moves listing do not (board.md section 3.1:
-        GNU Gibbon adds the points of ``wins the game`` to the score of the last board)."""
+        """The points won before the current game (the one just finished, if it is
+        over).  The rules count a game's points the moment it ends; the boards sent with
+        the game-ending action and the moves listing do not (board.md section 3.1: GNU
+        Gibbon adds the points of ``wins the game`` to the score of the board before)."""
         score = list(self.rules.score)
         game = self.rules.game
         if game is not None and game.result is not None:

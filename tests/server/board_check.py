@@ -33,8 +33,8 @@ def problems_of(match: LiveMatch, user: Any, line: str, *,
     expect("length", view.match_length, rules.length or UNLIMITED)
     expect("colour", view.colour, int(match.colour(player)))
     expect("position", view_position(view, Colour(view.colour)), rules.position_for(player))
-    score = list(rules.score)  # before the current game: the one just won until the next
-    if rules.game is not None and rules.game.result is not None:
+    score = list(rules.score)  # sent with a game-ending action: the score before it
+    if match._ending_game and rules.game is not None and rules.game.result is not None:
         score[rules.game.result.winner] -= rules.game.result.points
     expect("score", (view.player_score, view.opponent_score),
            (score[player], score[1 - player]))

@@ -308,6 +308,32 @@ def test_invitation_refusals() -> None:
     assert lines("carol") == ["** You're not watching or playing."]
 
 
+def test_the_board_sent_with_the_winning_move_shows_the_score_before_the_game() -> None:
+    """The last board of a game, to both players and a watcher, still shows 0-0; the
+    points come with ``wins the game`` (GNU Gibbon adds them to the board's score).
+    A board asked for after that counts them, as the next game's boards do."""
+    table = Table([(3, 5)] + random_rolls(5))
+    table.start("5")
+    match = table.match
+    match.add_watcher(table.user("carol"), "alice")
+    table.lines()
+    table.play_until(lambda: match.rules.waiting_for_new_game)
+    result = match.rules.game.result
+    assert result is not None and sum(match.rules.score) == result.points > 0
+    for name in NAMES:
+        lines = table.received[name]
+        won = max(i for i, line in enumerate(lines) if "win the game" in line
+                  or "wins the game" in line)
+        last = [line for line in lines[:won] if line.startswith("board:")][-1]
+        view = parse_board(last)
+        assert (view.player_score, view.opponent_score) == (0, 0), (name, last)
+        table.send(name, "board")
+        view = parse_board(table.lines(name)[0])
+        seen = match.names.index(name if name in match.names else "alice")
+        assert (view.player_score, view.opponent_score) == (
+            match.rules.score[seen], match.rules.score[1 - seen])
+
+
 def test_a_join_that_crossed_the_leave_gets_the_reason_only() -> None:
     """Between games alice leaves as bob joins: bob's join, arriving just after the
     leave, is answered by the line that says alice left, not also ``Join who?``.  A
