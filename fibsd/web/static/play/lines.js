@@ -15,6 +15,8 @@ export const DICE = /^[A-Za-z_]+ (?:rolls? [1-6] and [1-6]\.|rolled [1-6], )/;
 export const CANT_MOVE = /^([A-Za-z_]+) can't move\.$/;
 export const GAME_OVER = /^(You|[A-Za-z_]+) (wins? the game|accepts? and wins?|gives? up)\b/;
 export const SCORE = /^(?:You|([A-Za-z_]+)) wins? the [0-9]+ point match ([0-9]+)-([0-9]+) \.$/;
+// The last board of a game still shows the score before it (protocol/board.md 3.1).
+export const GAME_POINTS = /^(?:You win the game and get|([A-Za-z_]+) wins the game and gets) ([0-9]+) points?\./;
 export const TO_ROLL = "It's your turn to roll or double.";
 export const BOARDSTYLE = /^Value of 'boardstyle' is ([0-9]+)$/;
 export const SAVED_HEADER = "  opponent          matchlength   score (your points first)";
