@@ -73,11 +73,14 @@ Command = Callable[["Session", str], Any]
 def _in_order(run: Command) -> Command:
     """Run a command about the user's match (played or watched) only once the writes
     of that match under way have committed (``LiveMatch.when_saved``): it then acts
-    on, and shows, only a state that is stored, and its lines follow theirs."""
+    on, and shows, only a state that is stored, and its lines follow theirs.  While
+    the match waits for the database (``LiveMatch.paused``) it is answered so at once."""
 
     @wraps(run)
     def ordered(session: Session, rest: str) -> Any:
         match = _watched(session)
+        if match is not None and match.paused:  # for want of the database: say so
+            return session.send(text.MATCH_WAITS)
         if match is not None and match.unsaved:
             return match.when_saved().addCallback(lambda _: ordered(session, rest))
         return run(session, rest)
@@ -130,6 +133,8 @@ def invite(session: Session, rest: str) -> Any:
         return session.send(text.INVITE_FLOOD)
     if target.session.not_reading():
         return session.send(chat.not_reading(target.name, "invitation"))
+    if _paused_pair(lobby, user.name, target.name):
+        return session.send(text.MATCH_WAITS)
 
     def send(saved: SavedMatch | None) -> None:
         if lobby.find(target.name) is not target or lobby.find(user.name) is not user:
@@ -172,6 +177,12 @@ def _invitation_lines(inviter: str, length: int | None,
         lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
     lines.append(text.type_join(inviter))
     return lines
+
+
+def _paused_pair(lobby: Lobby, *names: str) -> bool:
+    """Whether an earlier match of these two (ended or left) still waits for the
+    database to store it: a new start or a resume would be overwritten by it."""
+    return any(match.blocks_start(names) for match in list(lobby.writing))
 
 
 @on_logout
@@ -226,6 +237,8 @@ def join(session: Session, rest: str) -> Any:
         return session.send(text.refusing_games(inviter.name))
     if not invitation.confirmed and lobby.now() - invitation.sent < JOIN_RACE_WINDOW:
         return _restate(session, invitation)
+    if _paused_pair(lobby, user.name, inviter.name):
+        return session.send(text.MATCH_WAITS)
     user.invitations_seen.pop(inviter.name, None)  # answered: no longer an open offer
 
     def still_valid() -> bool:
@@ -271,7 +284,10 @@ def join(session: Session, rest: str) -> Any:
             started.addCallback(tell)
         return started
 
-    return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallback(start)
+    # The saved match is read only to reveal its seed: when the database cannot answer,
+    # the match starts all the same (as it did before that read).
+    return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallbacks(
+        start, lambda failure: start(None))
 
 
 def _unrevealed_seed(saved: SavedMatch | None) -> bytes | None:
@@ -317,7 +333,7 @@ def _crossed_leave(session: Session, user: OnlineUser, words: list[str]) -> Any:
     invitation = session.lobby.invitations.get(opponent)
     if isinstance(invitation, Invitation) and invitation.invitee == user.name:
         return None  # the opponent invited him since: a join for that is no crossing
-    if told is None and match.unsaved:
+    if told is None and match.unsaved and not match.paused:
         return match.when_saved()  # the save's tell sends the line, then this fires
     if told is not None and session.lobby.now() - told < JOIN_RACE_WINDOW:
         return succeed(None)
