@@ -197,7 +197,9 @@ class _Connection(Protocol):
 
 class _Factory(ReconnectingClientFactory):
     protocol = _Connection
-    maxDelay = 2.0
+    # Soon back after a broker restart: the others judge this node by its heartbeats
+    # once their own link is back, and wait ``dead_after_ms`` (3 s by default) for it.
+    maxDelay = 0.5
     initialDelay = 0.1
     noisy = False  # each reconnection is not worth a log line; a lost broker is
 

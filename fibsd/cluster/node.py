@@ -239,8 +239,14 @@ class ClusterNode:
 
     def _link_lost(self) -> None:
         """Our broker link is down: the others are not heard, which says nothing of
-        them until it has lasted ``dead_after_ms``."""
+        them until it has lasted ``dead_after_ms``.  The commands forwarded and not
+        done will not be: what was in flight is lost, so their sessions go on now."""
         self._judged_from = self.reactor.seconds()
+        for number in list(self.pending):
+            target, done, session, timer = self.pending.pop(number)
+            timer.cancel()
+            session.error(NO_ANSWER)
+            done.callback(None)
 
     def _beat(self) -> None:
         if self.broker is not None:
