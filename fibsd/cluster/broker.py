@@ -199,7 +199,7 @@ class _Factory(ReconnectingClientFactory):
     protocol = _Connection
     # Soon back after a broker restart: the others judge this node by its heartbeats
     # once their own link is back, and wait ``dead_after_ms`` (3 s by default) for it.
-    maxDelay = 0.5
+    maxDelay = 0.25
     initialDelay = 0.1
     noisy = False  # each reconnection is not worth a log line; a lost broker is
 
