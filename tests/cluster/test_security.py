@@ -250,9 +250,10 @@ def acl_redis() -> Any:
     from tests.redis_server import NoRedis
 
     try:
+        # The ACL user of docs/cluster.md, word for word.
         server = RedisServer.start(["--requirepass", "default-pw", "--user", "fibsd", "on",
-                                    ">fibsd-pw", "&fibsd:*", "+subscribe", "+publish",
-                                    "+ping"])
+                                    ">fibsd-pw", "resetchannels", "&fibsd:*", "-@all",
+                                    "+subscribe", "+publish", "+ping"])
     except NoRedis as error:
         pytest.skip(f"no Redis server can be started: {error}")
     yield server
