@@ -34,8 +34,8 @@ from __future__ import annotations
 import socket
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import Deferred
@@ -75,6 +75,14 @@ VIEW_COMMANDS = frozenset({"board", "pip", "fairdice"})
 FORWARDED = MATCH_COMMANDS | VIEW_COMMANDS | {"join", "watch", "look", "oldboard", "oldmoves"}
 # Items that introduce a node not known yet (a start, a heartbeat, an answer to ours).
 INTRODUCTIONS = frozenset({"hello", "hb", "sync"})
+# What the operator may look at when messages are dropped for a reason.
+HINTS = {
+    "forged": " (not signed with this node's [cluster] secret: another secret, or not a node)",
+    "replayed": " (seen before, or sent more than cluster.replay_window_ms from this "
+                "node's clock: are the clocks in step?)",
+    "too_many_nodes": " (cluster.max_nodes other nodes known already)",
+    "too_large": " (over cluster.max_message_bytes)",
+}
 # A forwarded command unanswered within ``cluster.forward_timeout_ms`` (or not sent: the
 # broker is unreachable); his session goes on.
 NO_ANSWER = "Sorry, that command got no answer in time; it may not have been done."
@@ -479,7 +487,7 @@ class ClusterNode:
                       event="limit", limit=f"cluster.{reason}", reason=reason,
                       source=source, count=count,
                       error=f" ({failure.type.__name__}: {failure.getErrorMessage()[:120]})"
-                      if failure else "")
+                      if failure else HINTS.get(reason, ""))
 
     def _met(self, node: str) -> None:
         self.peers[node] = self.reactor.seconds()
