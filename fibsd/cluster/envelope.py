@@ -24,6 +24,7 @@ encryption); the secret itself is never sent or logged.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import json
@@ -51,7 +52,8 @@ class Dropped(Exception):
 
 
 # Why a message was dropped (the counters and log events of docs/cluster.md).
-REASONS = ("forged", "malformed", "replayed", "unknown_node", "too_many_nodes", "too_large")
+REASONS = ("forged", "malformed", "replayed", "earlier_run", "unknown_node", "too_many_nodes",
+           "too_large")
 
 
 def _key(secret: bytes, use: bytes) -> bytes:
@@ -73,7 +75,7 @@ class Envelope:
 
     def __init__(self, secret: str, name: str, encrypt: bool, clock: Any) -> None:
         raw = secret.encode("utf-8")
-        self._mac_key = _key(raw, b"signatures")
+        self._mac_base = hmac.new(_key(raw, b"signatures"), digestmod=hashlib.sha256)
         self._cipher = AESGCM(_key(raw, b"encryption"))
         self.encrypt = encrypt
         self.name = name
@@ -97,7 +99,9 @@ class Envelope:
         return MAGIC + self._mac(channel, data) + data
 
     def _mac(self, channel: bytes, data: bytes) -> bytes:
-        return hmac.new(self._mac_key, channel + b"\0" + data, hashlib.sha256).digest()
+        mac = self._mac_base.copy()  # the keyed state, made once
+        mac.update(channel + b"\0" + data)
+        return mac.digest()
 
     def open(self, channel: bytes, payload: bytes) -> Message:
         """The verified message; raises ``Dropped`` (forged or malformed)."""
@@ -118,13 +122,18 @@ class Envelope:
                 items = body["b"]
         except Exception as error:  # JSON, keys, base64, a wrong tag: all malformed
             raise Dropped("malformed") from error
-        if not (isinstance(sender, str) and sender and len(sender) <= NODE_NAME_MAX
-                and node_name(sender) is None
+        if not (isinstance(sender, str) and _good_name(sender)
                 and all(type(v) is int for v in (epoch, sequence, time_ms, recipient))
                 and isinstance(items, list) and items
                 and all(isinstance(i, list) and i and isinstance(i[0], str) for i in items)):
             raise Dropped("malformed")
         return Message(sender, epoch, sequence, time_ms, recipient, items)
+
+
+@functools.lru_cache(maxsize=256)
+def _good_name(name: str) -> bool:
+    """Whether ``name`` can be a node's (the same few names come again and again)."""
+    return 0 < len(name) <= NODE_NAME_MAX and node_name(name) is None
 
 
 class Freshness:

@@ -445,9 +445,11 @@ class ClusterNode:
         sender = message.sender
         if sender == self.name:
             return  # our own, on fibsd:all
-        # On our channel: meant for this run of this node (0 on fibsd:all).
-        if message.recipient != (self.envelope.epoch if channel != m.ALL else 0):
-            raise Dropped("replayed")
+        # On our channel: meant for this run of this node (0 on fibsd:all).  What the
+        # others sent to our earlier run before they heard our hello is expected.
+        wanted = self.envelope.epoch if channel != m.ALL else 0
+        if message.recipient != wanted:
+            raise Dropped("earlier_run" if 0 < message.recipient < wanted else "replayed")
         self.freshness.take(message, int(self.reactor.seconds() * 1000))
         items = message.items
         kinds = {item[0] for item in items}
@@ -481,6 +483,8 @@ class ClusterNode:
         """Count a dropped message (or item); tell the operator at most once a minute
         per reason and source (``fibsd.server.access.RefusalLog``)."""
         self.dropped[reason] += 1
+        if reason == "earlier_run":
+            return  # after each restart of this node: counted, not worth a log line
         count = self.services.refusals.due(f"cluster.{reason}", source)
         if count is not None:
             _log.warn("cluster: dropped {count} {reason} message(s) from {source}{error}",

@@ -307,3 +307,45 @@ async def test_a_broker_over_tls(tmp_path: Path, tls_redis: Any) -> None:
         await alice.expect("12 bob over TLS")
     finally:
         await site.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_messages_of_a_run_before_a_restart_are_dropped(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    """bob's node restarts under the same name: what its earlier run sent, and what was
+    sent to its earlier run, replayed afterwards, is dropped by either side."""
+    site = Site(tmp_path, redis_server.url, nodes=2)
+    await site.start()
+    to_n0 = Listener(redis_server.port, b"fibsd:node:n0")
+    to_n1 = Listener(redis_server.port, b"fibsd:node:n1")
+    try:
+        alice = await site.login("alice", node=0)
+        bob = await site.login("bob", node=1)
+        bob.send("tell alice from the first run")
+        await alice.expect("12 bob from the first run")
+        alice.send("tell bob to the first run")
+        await bob.expect("12 alice to the first run")
+        await site.waits.until(lambda: any(b"first run" in p for p in to_n0.read())
+                               and any(b"first run" in p for p in to_n1.read()),
+                               lambda: "both tells read off the broker")
+        await site.services[1].stopService()
+        await site.start_node(1)
+        await site.waits.until(site.connected, lambda: "the nodes meet again")
+        bob = await site.login("bob", node=1)
+        seen = len(alice.lines), len(bob.lines)
+        old_to_n0, old_to_n1 = list(to_n0.payloads), list(to_n1.payloads)
+        for payload in old_to_n0:
+            publish(redis_server.port, b"fibsd:node:n0", payload)
+        for payload in old_to_n1:
+            publish(redis_server.port, b"fibsd:node:n1", payload)
+        bob.send("tell alice from the second run")
+        await alice.expect("12 bob from the second run")
+        await site.services[0].cluster.round_trip()
+        assert alice.lines[seen[0]:] == ["12 bob from the second run"]
+        assert bob.lines[seen[1]:] == ["16 alice from the second run"]
+        assert site.services[0].cluster.dropped["replayed"] == len(old_to_n0)
+        assert site.services[1].cluster.dropped["earlier_run"] == len(old_to_n1)
+    finally:
+        to_n0.close()
+        to_n1.close()
+        await site.stop()
