@@ -8,10 +8,13 @@ order they were made.  Redis keeps the order of one publishing
 connection, so between two nodes there is one ordered stream.  Items (lists, first
 element the kind):
 
-On ``fibsd:all`` only:
+On ``fibsd:all`` (and ``hello`` to one node too):
   ``["hello"]``        a node (re)started: forget what you knew of it, send it ``sync``.
-                       (A node not known yet is met by its ``hello``, a heartbeat or
-                       its ``sync``; other messages of an unknown node are dropped.)
+                       To one node: "I did not know you (I started late, or took you
+                       for dead): forget what you held of me", before the sender's
+                       ``sync``.  (A node not known yet is met by its ``hello``, a
+                       heartbeat or its ``sync``; other messages of an unknown node are
+                       dropped.)
   ``["bye"]``          a node stops (after its users' logouts): forget it now.
   ``["hb"]``           heartbeat, every ``cluster.heartbeat_ms``; a node unheard for
                        ``cluster.dead_after_ms`` is dead (its users drop connection).

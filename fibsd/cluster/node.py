@@ -462,10 +462,13 @@ class ClusterNode:
                 raise Dropped("too_many_nodes")
             if items[0][0] != "hello":
                 # A node we did not know (we started late, or took it for dead): tell it
-                # our users, and ask for its own unless they are coming.
+                # our users, and ask for its own unless they are coming.  Unless they
+                # are, it may still hold ours from before we took it for dead: a
+                # ``hello`` makes it forget them (and save the matches between us) as we
+                # did, so that both sides agree, then ``sync`` gives them back.
                 self._met(sender)
                 if "sync" not in kinds:
-                    self.send(sender, ["want"])
+                    self.send(sender, ["hello"])
                 self._want(sender)
         self.peers[sender] = self.reactor.seconds()
         for item in items:

@@ -148,3 +148,34 @@ async def test_a_short_broker_outage_costs_no_match_and_no_player(
                         or line.startswith(("7 ", "8 "))], client.name
     finally:
         await site.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_nodes_agree_after_one_took_the_other_for_dead(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    """Only bob's node takes alice's node for dead (as when only its own link was cut
+    for long): once they hear each other, alice's node forgets bob's too, so both
+    sides see the match saved, and it resumes."""
+    site = Site(tmp_path, redis_server.url, nodes=2)
+    site.settings_overrides = {"cluster.dead_after_ms": 60000}
+    site.dice.add(list(ROLLS))
+    await site.start()
+    try:
+        alice, bob = await _two_players(site)
+        site.services[1].cluster._dead("n0")
+        await bob.expect("alice drops connection. The game was saved.")
+        await alice.expect("bob drops connection. The game was saved.")
+        await site.waits.until(site.connected, lambda: "the nodes meet again")
+        await site.waits.until(lambda: site.everywhere("alice") and site.everywhere("bob"),
+                               lambda: "both users back on both nodes")
+        assert not site.lobby(0).matches and not site.lobby(1).matches
+        for node in (0, 1):
+            assert site.lobby(node).find("alice").playing is None
+            assert site.lobby(node).find("bob").playing is None
+        alice.send("invite bob")
+        await bob.expect("Type 'join alice' to accept.")
+        bob.send("join alice")
+        await bob.expect(lambda line: line.startswith("board:"))
+        assert set(site.lobby(0).matches) == {"alice", "bob"}
+    finally:
+        await site.stop()
