@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import socket
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -197,7 +197,7 @@ class ClusterNode:
         # answers by node, fired with them).
         self._asks: dict[int, tuple[set[str], dict[str, Any], Deferred[list[Any]]]] = {}
         self._ask_count = 0
-        self._handlers = {
+        self._handlers: dict[str, Callable[..., None]] = {
             "hello": self._hello, "hb": self._nothing, "bye": self._bye, "want": self._want,
             "sync": self._sync,
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
