@@ -676,17 +676,21 @@ class ClusterNode:
         forwards: ``FORWARDED``)."""
         user = self.lobby.online.get(name)
         found = commands.COMMANDS.get(command) if command in FORWARDED else None
-        if not isinstance(rest, str) or len(rest) > self.services.settings.limits.max_line_length:
+        if not isinstance(rest, str):
             raise Dropped("malformed")
         if found is not None and found.admin_only and name not in self.services.settings.admins:
             found = None
+        limit = self.services.settings.limits.max_line_length
+        refusal = None
         if user is None or not user.session.remote or user.session.home != sender:
             # Not (or no longer) known here: the login or the logout is on its way.
-            self.deliver(sender, name, "s", [f"** {COMMAND_FAILED}"])
-            self.send(sender, ["done", number])
-            return
-        if found is None:
-            self.deliver(sender, name, "s", [f"** Unknown command: '{command[:40]}'"])
+            refusal = f"** {COMMAND_FAILED}"
+        elif found is None:
+            refusal = f"** Unknown command: '{command[:40]}'"
+        elif len(rest) > limit:
+            refusal = f"** Your line was too long (more than {limit} characters) and was ignored."
+        if refusal is not None:
+            self.deliver(sender, name, "s", [refusal])
             self.send(sender, ["done", number])
             return
 
