@@ -399,8 +399,11 @@ class ClusterNode:
         """The deadline of forwarded command ``number``: its session goes on.  (Its
         lines, should they come later, are shown then, as any event.)"""
         target, done, session, _ = self.pending.pop(number)
-        _log.warn("cluster: node {node} did not answer a forwarded command in {ms} ms",
-                  event="cluster", node=target, ms=self.settings.forward_timeout_ms)
+        count = self.services.refusals.due("cluster.forward_timeout_ms", target)
+        if count is not None:  # at most a line a minute per node, however many players
+            _log.warn("cluster: node {node} did not answer {count} forwarded command(s) in "
+                      "{ms} ms", event="cluster", node=target, count=count,
+                      ms=self.settings.forward_timeout_ms)
         session.error(NO_ANSWER)
         done.callback(None)
 
