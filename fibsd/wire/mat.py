@@ -183,19 +183,21 @@ def _header(match: Match, names: tuple[str, str], date: datetime.date | None, si
     else:
         tags.append(("Jacoby", "Off"))
         tags.append(("Beaver", "Off" if match.redouble_limit == 0 else "On"))
-    tags += _fair_dice_tags(dice)
+    tags += fair_dice_tags(dice)
     return [f'; [{key} "{value}"]' for key, value in tags] + [""]
 
 
-def _fair_dice_tags(dice: Any) -> list[tuple[str, str]]:
+def fair_dice_tags(dice: Any) -> list[tuple[str, str]]:
     """A seeded match's dice (protocol/fair-dice.md), so that the exported file alone is
-    enough to check every roll: the revealed seed and both players' texts (which never
-    hold a quote)."""
+    enough to check every roll: the revealed seed and both players' texts, in hex like
+    the ``fairdice:`` lines (``export`` sends these lines to a client, and a player's
+    words could hold a phrase its patterns look for)."""
     if not isinstance(dice, Mapping) or not isinstance(dice.get("server_seed"), str):
         return []
     texts = dice.get("texts") or ["", ""]
     return [("Dice Seed", _tag_value(dice["server_seed"])),
-            ("Dice Text 1", _tag_value(str(texts[0]))), ("Dice Text 2", _tag_value(str(texts[1])))]
+            ("Dice Text Hex 1", str(texts[0]).encode().hex()),
+            ("Dice Text Hex 2", str(texts[1]).encode().hex())]
 
 
 def _score_line(names: tuple[str, str], score: tuple[int, int]) -> str:

@@ -136,8 +136,11 @@ def test_the_commitment_shown_before_the_join_holds_across_a_drop_and_a_restart(
     table.send("carol", "fairdice")
     counter = table.match.fair.next_roll
     assert table.lines("carol") == [f"fairdice: match alice bob commitment {commitment}",
-                                    "fairdice: texts alice '' bob 'lucky 7'",
+                                    "fairdice: texts alice - bob 6c75636b792037",
                                     f"fairdice: {counter} rolls so far"]
+    table.send("carol", "fairdice texts")
+    assert table.lines("carol") == ["fairdice: alice has no dice text.",
+                                    "fairdice: text of bob: lucky 7"]
     play_out(table)
     (record,) = finished_records(table.server)
     assert check_record(record, commitment) > counter
@@ -394,7 +397,7 @@ def test_a_dice_text_longer_than_the_limit_is_refused() -> None:
         "** Your dice text may have at most 8 characters: letters, digits, blanks and"
         " punctuation other than quotes and backslashes."]
     table.send("alice", "diceseed 12345678")
-    assert table.lines("alice") == ["fairdice: your dice text is now '12345678'."]
+    assert table.lines("alice") == ["fairdice: your dice text in hex is now 3132333435363738."]
     assert table.user("alice").dice_text == "12345678"
 
 
