@@ -138,7 +138,7 @@ def test_leave_on_a_read_only_database_says_the_game_was_not_saved(tmp_path: Pat
         table.send("alice", "leave")
         got = table.lines()
     assert got["alice"][0] == "** You terminated the game. It could not be saved."
-    assert got["bob"][0] == "** Player alice has left the game. It could not be saved."
+    assert got["bob"][0] == "** alice left the game; it could not be saved."
     assert not any("was saved" in line for line in everything(table))
     assert [(f["what"], f["error"]) for f in failures] == [
         ("save_match", "attempt to write a readonly database")]

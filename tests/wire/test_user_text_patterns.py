@@ -28,7 +28,7 @@ import pytest
 
 from fibsd.client import events as ev
 from fibsd.client.parse import LineReader, Phase, classify
-from fibsd.wire import chat, fair_text
+from fibsd.wire import chat, fair_text, game_text
 from fibsd.wire.mat import fair_dice_tags
 from fibsd.wire.user_text import ANYWHERE, LONGEST_BLANKS, shown
 
@@ -213,3 +213,22 @@ def test_the_issue_s_dice_text_is_no_farewell() -> None:
     line = fair_text.texts(("ann", "bob"), (text, ""))
     assert line == "fairdice: texts ann 78" + "20" * 11 + "476f6f646279652e bob -"
     assert reading(line) == (ev.Information, Phase.RUN)
+
+
+# -- fibsd's own wordings where FIBS's are unknown (issue 21) ----------------------------
+
+@pytest.mark.parametrize(("line", "meant"), [
+    # an instant redouble, in a double's words: each read as the offer it is
+    ("You double. Please wait for alice to accept or reject.", ["^You double\\. Please wait for "]),
+    ("bob doubles. Type 'accept' or 'reject'.",
+     ["doubles\\. Type 'accept' or 'reject'\\.", "^[a-zA-Z_<>]+ doubles\\."]),
+    ("bob doubles.", ["^[a-zA-Z_<>]+ doubles\\."]),
+    # a match left and not saved: no saved-match cookie, no generic left-game cookie
+    (game_text.player_left_unsaved("ann"), []),
+    (game_text.game_unsaved("ann drops connection."), []),
+    (game_text.YOU_TERMINATED_UNSAVED, ["^\\*\\* You terminated the game"]),
+    # the unlimited score line: FIBS_ScoreUpdate needs a length, so none
+    (game_text.score_line(0, ("alice", 3), ("bob", 2)), []),
+])
+def test_fibsd_s_own_wordings_read_as_what_they_mean_or_as_nothing(line: str, meant: list[str]) -> None:
+    assert sorted(reference_matches(line)) == sorted(meant)
