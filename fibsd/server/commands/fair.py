@@ -3,8 +3,9 @@
 
 ``diceseed`` sets the text mixed into the seed of the user's next match; ``fairdice``
 shows the commitment of the current match, of the user's invitations, or everything
-about a finished match (the texts in hex; ``fairdice texts`` shows them as words); ``dicetest`` is FIBS's roll statistics with a chi-square
-figure below; ``claim`` saves a match whose player to act stays silent.
+about a finished match (the texts in hex; ``fairdice texts`` shows them as words);
+``dicetest`` is FIBS's roll statistics with a chi-square figure below; ``claim``
+saves a match whose player to act stays silent.
 """
 
 from __future__ import annotations
