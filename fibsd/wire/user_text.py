@@ -13,8 +13,8 @@ blanks and ``Goodbye.`` inside an away message are read as the event itself, and
 ``shown`` keeps every word and changes only blanks: blanks around the text go, a run
 of more than ten blanks is cut to ten, and where a phrase of ``ANYWHERE`` occurs, the
 blank after its first word is doubled (``bob  is watching you.``).  Every such pattern
-needs a single blank there, so the phrase no longer matches; protocol/chat.md 6 says
-why this was chosen.
+needs a single blank there, so the phrase no longer matches; protocol/chat.md ("A
+user's words outside a CLIP number") says why this was chosen.
 CLIP-numbered lines (``12 bob <text>``) need none of it: a digit in column 0 selects
 the numeric table, whose patterns are all anchored.
 """

@@ -102,7 +102,7 @@ def test_alert_reaches_every_user_in_their_mode(server: FakeServer,
 
 
 def test_an_admin_s_words_cannot_read_as_a_fibs_event(server: FakeServer) -> None:
-    """Issue 21: words outside a CLIP number go through user_text.shown (chat.md 6)."""
+    """Issue 21: an admin's words outside a CLIP number go through user_text.shown."""
     root = login(server, "root")
     alice = login(server, "alice")
     bob = login(server, "bob", clip=False)

@@ -216,7 +216,7 @@ def test_telling_an_away_user_delivers_and_shows_the_away_message(server):
 
 def test_an_away_message_cannot_read_as_a_fibs_event(server):
     """Issue 21: a user's words outside a CLIP number keep every word but no phrase a
-    client pattern looks for anywhere in a line (protocol/chat.md 6)."""
+    client pattern looks for anywhere in a line (protocol/chat.md)."""
     alice, bob = clip_user(server, "alice"), clip_user(server, "bob")
     bob.send("away x" + " " * 11 + "Goodbye.")
     _quiet(server)
