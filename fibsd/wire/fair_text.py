@@ -4,8 +4,8 @@ None of these exist on FIBS.  Each is worded so that no stock client's classifie
 (the FCM tables in the FIBS protocol reference) takes it for a FIBS line: the fair
 dice lines start with ``fairdice:``, the rest are ``** `` messages or whois's
 two-blank indentation, and no line starts with a digit.  The players' dice texts are
-shown in hex, their words only on request and through ``user_text.shown``.  protocol/fair-dice.md and
-protocol/catalogue/fair.toml list them.
+shown in hex, their words only on request and through ``user_text.shown``.
+protocol/fair-dice.md and protocol/catalogue/fair.toml list them.
 """
 
 from __future__ import annotations

@@ -24,10 +24,13 @@ from __future__ import annotations
 import re
 
 _NAME = "[a-zA-Z_<>]+"
+# A name that starts a phrase is matched from the start of its word only: the same
+# phrases, found in time linear in the text's length.
+_FIRST_NAME = "(?<![a-zA-Z_<>])" + _NAME
 # The patterns of the protocol reference that are not anchored at the line start
 # (fibs-protocol game-play.md 12, between-games.md, chat-and-social.md, ratings.md),
 # and those of FCM's tables and the Fibs.Net port that it names in prose.
-ANYWHERE = tuple(re.compile(pattern.replace("@", _NAME)) for pattern in (
+ANYWHERE = tuple(re.compile(re.sub("^@", _FIRST_NAME, pattern).replace("@", _NAME)) for pattern in (
     r"doubles\. Type 'accept' or 'reject'\.",
     r"accepts the double\.",
     r"rejects\. The game continues\.",
@@ -64,12 +67,14 @@ def shown(text: str) -> str:
     text = _LONG_RUN.sub(" " * LONGEST_BLANKS, text.strip(" "))
     # As the line shows it: after a blank (`` has 3 saved games`` starts with one).
     text = " " + text
-    # Each round turns one single blank between two words into two, so it ends.
-    while True:
-        found = next((m for m in (p.search(text) for p in ANYWHERE) if m is not None), None)
-        if found is None:
-            return text[1:]
-        blank = _INNER_BLANK.search(text, found.start() + 1, found.end())
-        if blank is None:  # every pattern has a blank between two of its words
-            raise AssertionError(f"no blank to double in {found.group(0)!r}")
-        text = text[:blank.start()] + " " + text[blank.start():]
+    # Doubling a blank never makes a phrase (no pattern needs two blanks in a row), so
+    # each pattern is done once, from left to right: linear in the text's length.
+    for pattern in ANYWHERE:
+        found = pattern.search(text)
+        while found is not None:
+            blank = _INNER_BLANK.search(text, found.start() + 1, found.end())
+            if blank is None:  # every pattern has a blank between two of its words
+                raise AssertionError(f"no blank to double in {found.group(0)!r}")
+            text = text[:blank.start()] + " " + text[blank.start():]
+            found = pattern.search(text, found.start())
+    return text[1:]

@@ -119,7 +119,8 @@ def alert(session: Session, words: list[str], rest: str) -> None:
         raise AdminUsage("Usage: admin alert <text>")
     name = user_of(session).name
     for user in session.lobby.users():
-        line = f"20 {name} {text}" if user.session.is_clip else f"** Alert from {name}: {shown(text)}"
+        line = (f"20 {name} {text}" if user.session.is_clip
+                else f"** Alert from {name}: {shown(text)}")
         if user.session is session:
             session.send(line)
         else:
