@@ -95,7 +95,7 @@ REGISTERED = (
     "  join <name>          accept an invitation you were sent",
     "  roll                 roll the dice when it is your turn",
     "  move 13-7 8-7        move a checker for each die: from point, to point",
-    "                       (O goes from 24 down to 1; X from 1 up, 'move 12-18 17-18')",
+    "                       (O from 24 down to 1; X from 1 up: 'move 12-18 17-18')",
     "",
 )
 MAX_QUEUED_LINES = 100
