@@ -205,6 +205,17 @@ def test_every_pattern_that_matches_anywhere_needs_a_blank() -> None:
         assert " " in pattern.pattern, pattern.pattern
 
 
+def test_phrases_side_by_side_are_caught_too() -> None:
+    """Texts made of several samples in a row, so phrases touch and overlap."""
+    texts = [" ".join(SAMPLES[i:i + 3]) for i in range(len(SAMPLES))]
+    texts += ["".join(SAMPLES[i:i + 2]) for i in range(len(SAMPLES))]
+    plain = reference_matches(chat.is_away("alice", PLAIN))
+    for text in texts:
+        line = chat.is_away("alice", text)
+        assert reference_matches(line) <= plain, (text, line)
+        assert shown(shown(text)) == shown(text)
+
+
 def test_shown_keeps_every_word_and_changes_only_blanks() -> None:
     for text in SAMPLES:
         assert shown(text).split() == text.split()
