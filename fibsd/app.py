@@ -8,6 +8,7 @@ thread finish what is queued and closes the store.
 
 from __future__ import annotations
 
+import resource
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ from twisted.python.failure import Failure
 from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
-from fibsd.server.access import LoginThrottle, RefusalLog, RegistrationLimit
+from fibsd.server.access import (
+    LoginThrottle, RefusalLog, RegistrationLimit, connection_caps, network)
 from fibsd.server.dbthread import DatabaseThread
 from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
@@ -31,8 +33,9 @@ from fibsd.server.lobby_view import LobbyView
 from fibsd.server.protocol import FibsFactory
 from fibsd.server.proxy_header import ProxyHeaderFactory
 from fibsd.server.session import PasswordHasher, Services
-from fibsd.server.websocket import websocket_resource
+from fibsd.server.websocket import logged_in, websocket_resource
 from fibsd.store.opening import open_store, shown
+from fibsd.web.gate import WebGate
 from fibsd.web.metrics import Metrics
 from fibsd.web.pages import make_site
 from fibsd.wire import clip
@@ -119,6 +122,10 @@ class FibsService(MultiService):
         ws = websocket_resource(self.factory, settings.limits.websocket_max_message)
         self.site, self.web = make_site(lobby_view, self.db, settings, reactor, self.metrics,
                                         rooms={b"ws": ws})
+        # What the web port listens with: the site behind its connection and request caps.
+        _, web_cap = connection_caps(settings, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+        self.web_gate = WebGate(self.site, reactor, settings.web, web_cap,
+                                self.shared.refusals, network, logged_in)
         self.web_port: IListeningPort | None = None
         self.proxied: list[ProxyHeaderFactory] = []  # with access.proxy_protocol
         # A cluster of nodes over a broker (fibsd/cluster/), only with ``--cluster``.
@@ -201,17 +208,20 @@ class FibsService(MultiService):
         self.proxied.append(proxied)
         return proxied
 
-    def _endpoint(self, port: int) -> Any:
-        endpoint_type = TCP6ServerEndpoint if ":" in self.settings.interface else TCP4ServerEndpoint
+    def _endpoint(self, port: int, interface: str = "") -> Any:
+        """A listener on ``port`` of ``interface`` (empty: the game's ``interface``)."""
+        interface = interface or self.settings.interface
+        endpoint_type = TCP6ServerEndpoint if ":" in interface else TCP4ServerEndpoint
         return endpoint_type(self.reactor, port, backlog=self.settings.limits.listen_backlog,
-                             interface=self.settings.interface)
+                             interface=interface)
 
     async def _listen_web(self, port: IListeningPort) -> IListeningPort:
         """The web face on ``web_port`` (after the game port, which then is ``port``); a
         web port that cannot be opened is logged, and the server runs without it."""
         self.port = port
         try:
-            self.web_port = await self._endpoint(self.settings.web_port).listen(self.site)
+            self.web_port = await self._endpoint(
+                self.settings.web_port, self.settings.web.interface).listen(self.web_gate)
         except CannotListenError as error:
             # The game matters more than its web face: it goes on without one.
             log.error("fibsd web face cannot start: {error}", error=str(error), event="error")

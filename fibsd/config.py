@@ -19,6 +19,7 @@ Rules:
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 import zoneinfo
@@ -98,6 +99,15 @@ def user_names(value: tuple[str, ...]) -> str | None:
     return None
 
 
+def networks(value: tuple[str, ...]) -> str | None:
+    for item in value:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            return f"{item!r} is not an IP address or network (203.0.113.0/24, ::1)"
+    return None
+
+
 def checked(default: Any, check: Check) -> Any:
     return field(default=default, metadata={"check": check})
 
@@ -142,6 +152,21 @@ class Access:
     failure_memory: int = checked(900, between(1))
     registrations_per_hour: int = checked(5, between(0))
     proxy_protocol: bool = False
+
+
+@dataclass(frozen=True)
+class Web:
+    """Where the web face listens and what a stranger can make it spend (fibsd.web.gate,
+    protocol/web.md); its port and pages are the top-level ``web_*`` keys."""
+
+    interface: str = ""  # empty: the game's ``interface``
+    max_connections: int = checked(0, between(0))
+    connections_per_address: int = checked(32, between(1))
+    request_timeout: int = checked(20, between(1))
+    idle_timeout: int = checked(60, between(1))
+    max_body: int = checked(1024, between(0))
+    live_per_address: int = checked(4, between(1))
+    metrics_from: tuple[str, ...] = checked(("127.0.0.1", "::1"), networks)
 
 
 @dataclass(frozen=True)
@@ -244,6 +269,7 @@ class Settings:
     new_accounts: AccountDefaults = field(default_factory=AccountDefaults)
     passwords: PasswordCost = field(default_factory=PasswordCost)
     access: Access = field(default_factory=Access)
+    web: Web = field(default_factory=Web)
     privacy: Privacy = field(default_factory=Privacy)
     tls: Tls = field(default_factory=Tls)
     archive: Archive = field(default_factory=Archive)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
-from fibsd.config import Access
+from fibsd.config import Access, Settings
 
 # Addresses and names a ledger remembers at most; the oldest are forgotten first, so
 # an attacker with very many addresses cannot make the server's memory grow.
@@ -77,7 +77,7 @@ class LoginThrottle:
     def delay(self, count: int) -> float:
         """Seconds between turns after ``count`` failures (or attempts in flight).
 
-        >>> from fibsd.config import Access
+        >>> from fibsd.config import Access, Settings
         >>> throttle = LoginThrottle(None, Access())  # type: ignore[arg-type]
         >>> [throttle.delay(n) for n in range(3, 12)]
         [0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0]
@@ -257,6 +257,29 @@ class RefusalLog:
         while len(self._seen) > MAX_TRACKED:
             self._seen.popitem(last=False)
         return waiting
+
+
+def connection_caps(settings: Settings, open_files: int) -> tuple[int, int]:
+    """The caps on open connections of the game ports and of the web port, so that
+    both together stay ``access.fd_reserve`` below the process's ``open_files`` limit
+    (``RLIMIT_NOFILE``): a flood of one port never leaves the other, the database or
+    the logs without a file.  A cap set in the config is kept; left at 0, the web port
+    gets a quarter of what is there and the game ports the rest.  A WebSocket player
+    counts in both (one file, two ledgers): the sum stays safe.  Without a web port
+    (``web_port = 0``) the game ports get it all.
+
+    >>> from fibsd.config import Settings
+    >>> connection_caps(Settings(), 1024), connection_caps(Settings(web_port=0), 1024)
+    ((720, 240), (960, 240))
+    >>> connection_caps(Settings(), -1)
+    (786384, 262128)
+    """
+    if open_files < 0:  # RLIM_INFINITY (not on Linux): as Linux's largest, nr_open
+        open_files = 1 << 20
+    spare = max(2, open_files - settings.access.fd_reserve)
+    web = settings.web.max_connections or max(1, spare // 4)
+    game = spare - web if settings.web_port else spare
+    return settings.access.max_connections or max(1, game), web
 
 
 def network(host: str) -> str:

@@ -40,7 +40,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from fibsd.server.access import network
+from fibsd.server.access import connection_caps, network
 from fibsd.server.session import SERVER_FULL, Services, Session, TooLong
 from fibsd.wire.input import OVERLONG, LineSplitter, TelnetFilter, clean_line
 
@@ -223,9 +223,8 @@ class FibsFactory(ServerFactory):
         self.connections: set[FibsProtocol] = set()
         # Per address, its connections in the order they came (a dict keeps it).
         self._by_host: dict[str, dict[FibsProtocol, None]] = {}
-        access = services.settings.access
-        self.max_connections = access.max_connections or max(
-            1, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - access.fd_reserve)
+        self.max_connections, _ = connection_caps(
+            services.settings, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
         self._closed: Deferred[None] | None = None
 
     def buildProtocol(self, addr: IAddress) -> FibsProtocol:

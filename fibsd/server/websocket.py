@@ -136,3 +136,11 @@ class FibsWebSocketFactory(WebSocketServerFactory):  # type: ignore[misc]
 def websocket_resource(sessions: FibsFactory, max_message: int) -> WebSocketResource:
     """The ``/ws`` resource the web face mounts: sessions of ``sessions`` over WebSocket."""
     return WebSocketResource(FibsWebSocketFactory(sessions, max_message))
+
+
+def logged_in(protocol: object) -> bool:
+    """Whether ``protocol`` (what took over a web connection) is a WebSocket whose
+    player has logged in: the web port's cap per address then no longer counts it, as
+    the game port counts only connections not logged in (fibsd.web.gate)."""
+    fibs = protocol.fibs if isinstance(protocol, FibsWebSocket) else None
+    return fibs is not None and not fibs.logging_in

@@ -6,8 +6,10 @@ the lobby view gives the watcher's ``board:`` line; when it differs from the las
 sent, it is drawn once and written to every viewer of that player.  So the cost per
 game action does not grow with the number of viewers' connections beyond one write
 each, and nothing in the server has to know about the web.  The timer runs only while
-someone views.  At most ``limit`` streams are open at once (``web_live_viewers``);
-a comment line every ``KEEPALIVE`` seconds finds connections that went away.
+someone views.  At most ``limit`` streams are open at once (``web_live_viewers``),
+and at most ``per_address`` from one address (``[web] live_per_address``), so that
+one address cannot take them all; a comment line every ``KEEPALIVE`` seconds finds
+connections that went away.
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ def sse_event(data: str) -> bytes:
 class LiveBoards:
     def __init__(self, clock: IReactorTime, board_line: Callable[[str], str | None],
                  render: Callable[[str, str | None], str], limit: int,
-                 interval: float = 0.2) -> None:
+                 per_address: int, interval: float = 0.2) -> None:
         self._clock = clock
         self._board_line = board_line
         self._render = render  # (player, board line or None) -> the HTML fragment
         self.limit = limit
+        self.per_address = per_address
+        self._by_address: dict[str, int] = {}
         self.interval = interval
         self._viewers: dict[str, list[Request]] = {}
         self._last: dict[str, str | None] = {}
@@ -49,10 +53,12 @@ class LiveBoards:
     def count(self) -> int:
         return sum(len(requests) for requests in self._viewers.values())
 
-    def open(self, player: str, request: Request) -> bool:
-        """Start a stream for ``request``; False (nothing written) when all are taken."""
-        if self.count >= self.limit:
+    def open(self, player: str, request: Request, address: str) -> bool:
+        """Start a stream for ``request`` from ``address``; False (nothing written) when
+        all are taken, or all ``address`` may have."""
+        if self.count >= self.limit or self._by_address.get(address, 0) >= self.per_address:
             return False
+        self._by_address[address] = self._by_address.get(address, 0) + 1
         request.setHeader(b"content-type", b"text/event-stream; charset=utf-8")
         request.setHeader(b"cache-control", b"no-cache")
         request.setHeader(b"x-accel-buffering", b"no")
@@ -63,7 +69,7 @@ class LiveBoards:
         if not viewers:
             self._last[player] = line
         viewers.append(request)
-        request.notifyFinish().addBoth(self._gone, player, request)
+        request.notifyFinish().addBoth(self._gone, player, request, address)
         if self._loop is None:
             self._loop = LoopingCall(self._tick)
             self._loop.clock = self._clock
@@ -71,7 +77,10 @@ class LiveBoards:
                 lambda failure: _log.failure("live boards stopped", failure))
         return True
 
-    def _gone(self, _: Any, player: str, request: Request) -> None:
+    def _gone(self, _: Any, player: str, request: Request, address: str) -> None:
+        left = self._by_address.pop(address) - 1
+        if left:
+            self._by_address[address] = left
         viewers = self._viewers.get(player, [])
         if request in viewers:
             viewers.remove(request)

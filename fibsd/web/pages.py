@@ -4,12 +4,14 @@ Every page is rendered by a Jinja2 template with autoescaping on, so anything a 
 wrote (names are the only such text shown) is escaped.  Nothing private is read or
 shown: the pages use names, ratings, experience and match records, never addresses,
 hosts or messages.  Lists are cut into pages of ``web_page_size`` rows; a bad id, an
-unknown player or an unknown path is a 404.  protocol/web.md lists the routes and the
-JSON shapes.
+unknown player, a page that cannot exist or an unknown path is a 404.  ``/metrics``
+answers only the addresses of ``[web] metrics_from``.  protocol/web.md lists the routes
+and the JSON shapes; the connection and request limits are fibsd.web.gate's.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from collections import OrderedDict
@@ -33,6 +35,8 @@ from fibsd.store import FinishedMatch
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
 from fibsd.web.chart_svg import draw_chart, rating_path
+from fibsd.web.gate import address_key
+from fibsd.web.health import Health
 from fibsd.web.live import LiveBoards
 from fibsd.web.replay import Replay, UnreadableRecord, replay
 from fibsd.web.sources import Archive, LobbySource
@@ -48,9 +52,11 @@ PLAY = HERE / "static" / "play"
 PLAY_TYPES = {".js": b"text/javascript; charset=utf-8", ".css": b"text/css; charset=utf-8"}
 MAX_NAME = 64  # longer path names are not looked up
 MAX_ID_DIGITS = 18
+# Pages past this cannot hold anything (fifty million rows at the smallest page size)
+# and their offset would not fit the database's integers: 404 before any query.
+MAX_PAGE = 1_000_000
 REPLAY_CACHE = 32  # replays kept (a record never changes once finished)
 RATING_HISTORY = 200  # matches shown in a profile's chart
-IDLE_TIMEOUT = 60  # seconds an HTTP connection may wait between requests
 Handler = Callable[..., Awaitable[None]]
 
 
@@ -113,7 +119,10 @@ class WebFace(Resource):
         self.metrics = metrics
         self.env = make_environment()
         self.live = LiveBoards(clock, lobby.board_line, self._live_fragment,
-                               settings.web_live_viewers)
+                               settings.web_live_viewers, settings.web.live_per_address)
+        self.health = Health(archive, clock)
+        self.metrics_from = [ipaddress.ip_network(allowed, strict=False)
+                             for allowed in settings.web.metrics_from]
         self.site = settings.archive.site
         # Replays and .mat texts cost ~10 ms of CPU a game: made in a thread, kept.
         self._replays = Recent(REPLAY_CACHE)
@@ -129,6 +138,7 @@ class WebFace(Resource):
             (re.compile(r"/live/([^/]+)/events"), self.live_events),
             (re.compile(r"/api/matches"), self.api_matches),
             (re.compile(r"/metrics"), self.metrics_text),
+            (re.compile(r"/healthz"), self.healthz),
             (re.compile(r"/static/style\.css"), self.style),
             (re.compile(r"/play/?"), self.play_page),
             (re.compile(r"/play/([a-z_]+\.(?:js|css))"), self.play_file),
@@ -207,6 +217,15 @@ class WebFace(Resource):
             raise NotFound(f"Bad {name}.")
         return int(raw)
 
+    def _page_arg(self, request: Request) -> int:
+        """The ``page`` asked for, 1 if none; a page that cannot exist is a 404."""
+        page = self._int_arg(request, "page")
+        if page is None:
+            return 1
+        if not 1 <= page <= MAX_PAGE:
+            raise NotFound("No such page.")
+        return page
+
     # -- pages ---------------------------------------------------------------------------
 
     async def index(self, request: Request) -> None:
@@ -216,7 +235,7 @@ class WebFace(Resource):
                                        running=self.lobby.running()))
 
     async def ratings(self, request: Request) -> None:
-        page = self._int_arg(request, "page") or 1
+        page = self._page_arg(request)
         ranked = rank_players(await self.archive.ratings(), self.threshold)
         first = (page - 1) * self.page_size
         if page > 1 and first >= len(ranked):
@@ -228,12 +247,14 @@ class WebFace(Resource):
 
     async def profile(self, request: Request, name: str) -> None:
         self._check_name(name)
-        page = self._int_arg(request, "page") or 1
+        page = self._page_arg(request)
         user = await self.archive.get_user(name)
         matches = await self.archive.recent_finished_matches(
             name, self.page_size + 1, (page - 1) * self.page_size)
         if user is None and not matches:
             raise NotFound("No such player.")
+        if page > 1 and not matches:
+            raise NotFound("No such page.")
         rating = user.rating if user is not None else None
         chart = None
         if user is not None:
@@ -333,7 +354,7 @@ class WebFace(Resource):
         if request.method == b"HEAD":
             request.setHeader(b"content-type", b"text/event-stream; charset=utf-8")
             request.finish()
-        elif not self.live.open(player, request):
+        elif not self.live.open(player, request, address_key(request)):
             request.setResponseCode(503)
             self._send(request, b"Too many live viewers; try again later.\n",
                        b"text/plain; charset=utf-8")
@@ -361,9 +382,17 @@ class WebFace(Resource):
         except UnicodeDecodeError:
             raise NotFound("No such player.") from None
         self._check_name(name)
-        page = self._int_arg(request, "page") or 1
-        found = await self.archive.recent_finished_matches(
+        try:
+            page = self._page_arg(request)
+        except NotFound:
+            page = 0
+        found = [] if page == 0 else await self.archive.recent_finished_matches(
             name, self.page_size + 1, (page - 1) * self.page_size)
+        if page != 1 and not found:
+            request.setResponseCode(404)
+            self._send(request, b'{"error": "no such page"}\n',
+                       b"application/json; charset=utf-8")
+            return
         shown = found[: self.page_size]
         data = {
             "player": name,
@@ -384,7 +413,29 @@ class WebFace(Resource):
                    b"application/json; charset=utf-8")
 
     async def metrics_text(self, request: Request) -> None:
+        if not self._may_scrape(request):
+            raise NotFound("No such page.")
         self._send(request, self.metrics.text(), metrics_module.CONTENT_TYPE.encode())
+
+    def _may_scrape(self, request: Request) -> bool:
+        """Whether the reader's address is in ``[web] metrics_from``."""
+        host = getattr(request.getClientAddress(), "host", "")
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in allowed for allowed in self.metrics_from)
+
+    async def healthz(self, request: Request) -> None:
+        """``ok`` when the database answers, for balancers and service managers."""
+        ok = await self.health.check()
+        request.setHeader(b"cache-control", b"no-store")
+        if not ok:
+            request.setResponseCode(503)
+        self._send(request, b"ok\n" if ok else b"the database does not answer\n",
+                   b"text/plain; charset=utf-8")
 
     async def style(self, request: Request) -> None:
         request.setHeader(b"cache-control", b"max-age=3600")
@@ -439,4 +490,4 @@ def make_site(lobby: LobbySource, db: Any, settings: Settings, clock: IReactorTi
               metrics: metrics_module.Metrics,
               rooms: dict[bytes, Resource] | None = None) -> tuple[WebSite, WebFace]:
     face = WebFace(lobby, Archive(db), settings, clock, metrics)
-    return WebSite(Root(face, rooms or {}), timeout=IDLE_TIMEOUT), face
+    return WebSite(Root(face, rooms or {}), timeout=settings.web.idle_timeout), face

@@ -88,7 +88,7 @@ async def start_web(database: Path, **overrides: Any) -> Web:
     service = FibsService(settings, reactor)
     service.startService()
     port = await service.listening
-    http = reactor.listenTCP(0, service.site, interface="127.0.0.1")
+    http = reactor.listenTCP(0, service.web_gate, interface="127.0.0.1")
     return Web(service, http, int(port.getHost().port))
 
 
