@@ -1,6 +1,7 @@
 """Abuse drills against the web port (issue 19), re-run on loopback, bounded.
 
-    .venv/bin/python benchmarks/abuse_web.py [--connections 1100] [--hold 20] [drill ...]
+    .venv/bin/python benchmarks/abuse_web.py [--connections 1100] [--hold 20] [--burst 3000]
+                                             [drill ...]
 
 A fresh database and a fibsd server in its own process with the shipped limits
 (config/fibsd.toml, the web face on) and an open-file limit of 1024, as under systemd's
@@ -15,6 +16,10 @@ loopback addresses of its own (127.0.x.y are all this machine):
    again and again for ``--hold`` seconds, each sending its body as fast as the server
    reads it until the answer comes; what the server wrote to disk meanwhile.
 4. live: one address opens 210 ``/live/<player>/events`` streams and holds them.
+5. burst: ``--burst`` connections to the game port from 200 addresses (127.0.5.x), all
+   at once, held ``--hold`` seconds; what each got (the banner, a refusal line, or a
+   close without a word), the server's most open files while it lasts (sampled every
+   10 ms), and the lines it added to the log.
 
 During each: a page (``/ratings``) from another address and a game login from another
 address, and how long each took; the server's open files, CPU and RSS.  Exit status 1
@@ -38,6 +43,7 @@ from load import ServerProcess, create_database, free_port, percentile  # noqa: 
 
 SERVER_NOFILE = 1024
 ADDRESSES = [f"127.0.3.{n}" for n in range(1, 12)]
+BURST_ADDRESSES = [f"127.0.5.{n}" for n in range(1, 201)]
 
 
 class Probe:
@@ -88,12 +94,12 @@ def open_files(server: ServerProcess) -> int:
     return len(os.listdir(f"/proc/{server.process.pid}/fd"))
 
 
-async def open_many(port: int, count: int) -> tuple[list[tuple[asyncio.StreamReader,
-                                                                asyncio.StreamWriter]], int]:
-    """``count`` connections over ``ADDRESSES``; those the kernel refused are counted."""
+async def open_many(port: int, count: int, addresses: list[str] = ADDRESSES
+                    ) -> tuple[list[tuple[asyncio.StreamReader, asyncio.StreamWriter]], int]:
+    """``count`` connections over ``addresses``; those the kernel refused are counted."""
     async def one(n: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
         try:
-            return await connect(port, ADDRESSES[n % len(ADDRESSES)])
+            return await connect(port, addresses[n % len(addresses)])
         except OSError:
             return None
 
@@ -256,6 +262,45 @@ async def drill_live(server: ServerProcess, probe: Probe, hold: float) -> bool:
     return ok and other.endswith("200 OK") and codes.get("HTTP/1.1 200 OK", 0) <= 4
 
 
+async def drill_burst(server: ServerProcess, probe: Probe, count: int, hold: float) -> bool:
+    usage = Usage(server)
+    started = time.monotonic()
+    log_lines = len(Path(server.log.name).read_text().splitlines())
+    most = [open_files(server)]
+
+    async def sample() -> None:
+        while True:
+            most[0] = max(most[0], open_files(server))
+            await asyncio.sleep(0.01)
+
+    sampler = asyncio.ensure_future(sample())
+    opened, kernel = await open_many(server.port, count, BURST_ADDRESSES)
+    states = await asyncio.gather(*(answered(reader, 2.0) for reader, _ in opened))
+    sampler.cancel()
+    held = sum(1 for state in states if state is None)
+    lines: dict[str, int] = {}
+    for state in states:
+        if state is not None:
+            last = state.rstrip(b"\r\n").split(b"\r\n")[-1].decode() if state else "nothing"
+            lines[last] = lines.get(last, 0) + 1
+    print(f"5. burst: {count} connections to the game port from {len(BURST_ADDRESSES)} "
+          f"addresses at once; {held} held (banner, no close), closed after "
+          + ", ".join(f"{n} x {line!r}" for line, n in sorted(lines.items()))
+          + f"; {kernel} not taken by the kernel; the server's open files at most {most[0]}")
+    line, ok = await during(server, "burst")
+    print(line)
+    await asyncio.sleep(hold)
+    added = Path(server.log.name).read_text().splitlines()[log_lines:]
+    print(f"   the log grew {len(added)} lines, {sum('EMFILE' in a for a in added)} of them "
+          f"with EMFILE, {sum('Traceback' in a for a in added)} tracebacks")
+    print(f"   {probe.report(started)}")
+    print(f"   {usage.report()}")
+    for _, writer in opened:
+        writer.close()
+    await asyncio.sleep(1)
+    return ok and not any("EMFILE" in a for a in added) and most[0] < SERVER_NOFILE
+
+
 async def run(options: argparse.Namespace) -> int:
     directory = Path(tempfile.mkdtemp(prefix="fibsd-abuse-web-"))
     create_database(directory / "fibsd.sqlite", ["regular", "newcomer", "alice"])
@@ -287,6 +332,8 @@ async def run(options: argparse.Namespace) -> int:
             held.append(await drill_bodies(server, probe, options.hold))
         if "live" in options.drills:
             held.append(await drill_live(server, probe, options.hold))
+        if "burst" in options.drills:
+            held.append(await drill_burst(server, probe, options.burst, options.hold))
     finally:
         probe.task.cancel()
         server.stop()
@@ -301,7 +348,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--connections", type=int, default=1100)
     parser.add_argument("--hold", type=float, default=20)
-    parser.add_argument("drills", nargs="*", default=["idle", "slowloris", "bodies", "live"])
+    parser.add_argument("--burst", type=int, default=3000)
+    parser.add_argument("drills", nargs="*",
+                        default=["idle", "slowloris", "bodies", "live", "burst"])
     sys.exit(asyncio.run(run(parser.parse_args())))
 
 

@@ -5,6 +5,12 @@ server's ``admin`` command that touch only the database, run directly on it (the
 server may be running: SQLite's locking, or PostgreSQL's, keeps both consistent; a ban
 takes effect at the next login, so an online user stays online until kicked).  Alerts, kicks, MOTD
 reloads and shutdowns need the running server: ``admin`` in a session, or SIGTERM.
+
+``rename`` and ``delete`` refuse an account the database shows logged in (a login
+later than its last logout): the shell cannot reach the running server's sessions, and
+a session left playing for a renamed or deleted account would write for a name that
+is gone, or that a newcomer has taken meanwhile.  ``--force`` is for a server that
+stopped without recording the logout (a crash).
 Every action is written to the admin log as done by ``console``.
 """
 
@@ -32,6 +38,7 @@ from fibsd.administration import (
 from fibsd.config import Settings
 from fibsd.store import AdminAction, Ban, NameTaken, Store, UnknownUser
 from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, open_store
+from fibsd.wire import clip
 from fibsd.wire.input import password_problem
 
 _log = Logger()
@@ -43,7 +50,12 @@ class AdminOptions(usage.Options):
                 "bans | password <name> | rename <name> <new name> | delete <name> | log [n]")
     longdesc = ("Administer the database of a stopped or running server (the one "
                 "--config/--data-dir/--database select). `password` reads the new password "
-                "from the terminal, or one line of standard input.")
+                "from the terminal, or one line of standard input. `rename` and `delete` "
+                "refuse an account that is logged in, unless --force.")
+    optFlags = [
+        ["force", None, "rename or delete even an account the database shows logged in "
+                        "(only when no server runs: it stopped without recording a logout)"],
+    ]
 
     def parseArgs(self, *words: str) -> None:
         if not words:
@@ -73,6 +85,8 @@ def run_admin(settings: Settings, options: AdminOptions, stdin: TextIO | None = 
         print(f"fibsd admin: cannot open the database: {error}", file=sys.stderr)
         return 1
     try:
+        if operation in ACCOUNT_CHANGES and words and not options["force"]:
+            _refuse_if_logged_in(store, operation, words[0])
         print(found(store, settings, words, stdin), file=out)
         return 0
     except AdminUsage as problem:
@@ -83,6 +97,22 @@ def run_admin(settings: Settings, options: AdminOptions, stdin: TextIO | None = 
 
 
 Operation = Callable[[Store, Settings, list[str], TextIO], str]
+ACCOUNT_CHANGES = ("rename", "delete")
+
+
+def _refuse_if_logged_in(store: Store, operation: str, name: str) -> None:
+    """Raise ``AdminUsage`` if the database shows ``name`` logged in (a logout in the
+    same second as the login counts as logged out)."""
+    record = store.get_user(name)
+    if record is None or record.last_login is None:
+        return
+    if record.last_logout is not None and record.last_logout >= record.last_login:
+        return
+    raise AdminUsage(
+        f"{name} is logged in (since {clip.format_date(record.last_login)}): type "
+        f"'admin {operation} {name} ...' in the server (it kicks him first); if no server "
+        f"is running, add --force (fibsd admin --force {operation} ...)")
+
 
 
 def _record(store: Store, action: str, target: str = "", detail: str = "") -> None:

@@ -14,8 +14,7 @@ from typing import Any
 
 from twisted.application.service import MultiService
 from twisted.internet.defer import Deferred, maybeDeferred
-from twisted.internet.endpoints import (
-    SSL4ServerEndpoint, TCP4ServerEndpoint, TCP6ServerEndpoint)
+from twisted.internet.endpoints import TCP4ServerEndpoint, TCP6ServerEndpoint
 from twisted.internet.error import CannotListenError
 from twisted.internet.interfaces import IListeningPort, IProtocolFactory, IReactorTime
 from twisted.logger import Logger
@@ -31,6 +30,7 @@ from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
 from fibsd.server.lobby_view import LobbyView
 from fibsd.server.protocol import FibsFactory
+from fibsd.server.ports import GameSockets
 from fibsd.server.proxy_header import ProxyHeaderFactory
 from fibsd.server.session import PasswordHasher, Services
 from fibsd.server.websocket import logged_in, websocket_resource
@@ -108,6 +108,7 @@ class FibsService(MultiService):
                                        reactor)
         self.shared.stop = reactor.stop  # `admin shutdown`; the stop triggers stopService
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
+        self.sockets = GameSockets(self.factory, self.shared.refusals)
         self.port: IListeningPort | None = None
         self.listening: Deferred[IListeningPort] = Deferred()
         self.tls_port: IListeningPort | None = None
@@ -139,8 +140,11 @@ class FibsService(MultiService):
 
     def startService(self) -> None:
         super().startService()
+        # argon2's backend is loaded now, in the pool, not by the first registrations
+        passwords.warm_up().addErrback(
+            lambda failure: log.failure("argon2 could not be loaded", failure))
         self.metrics.start()
-        d = self._endpoint(self.settings.port).listen(self._behind_proxy(self.factory))
+        d = self._endpoint(self.settings.port).listen(self._listener(self.factory))
         if self.settings.web_port:
             d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_web(port)))
         d.addCallback(self._listening)
@@ -168,18 +172,12 @@ class FibsService(MultiService):
             self.tls_listening.errback(Failure(error))
             self.reactor.callWhenRunning(self.reactor.stop)
             return
-        if self.settings.access.proxy_protocol:
-            # The balancer passes TLS through after its header: the header comes first,
-            # in the clear, so TLS starts only once it has been read.
-            from twisted.protocols.tls import TLSMemoryBIOFactory
+        from twisted.protocols.tls import TLSMemoryBIOFactory
 
-            d = self._endpoint(tls.port).listen(
-                self._behind_proxy(TLSMemoryBIOFactory(options, False, self.factory)))
-        else:
-            endpoint = SSL4ServerEndpoint(self.reactor, tls.port, options,
-                                          backlog=self.settings.limits.listen_backlog,
-                                          interface=self.settings.interface)
-            d = endpoint.listen(self.factory)
+        # Behind a balancer it passes TLS through after its header: the header comes
+        # first, in the clear, so TLS starts only once it has been read.
+        d = self._endpoint(tls.port).listen(
+            self._listener(TLSMemoryBIOFactory(options, False, self.factory)))
         d.addCallback(self._listening_tls)
         d.addErrback(self._cannot_listen_tls)
 
@@ -196,6 +194,12 @@ class FibsService(MultiService):
                   error=failure.getErrorMessage())
         self.tls_listening.errback(failure)
         self.reactor.callWhenRunning(self.reactor.stop)
+
+    def _listener(self, factory: IProtocolFactory) -> IProtocolFactory:
+        """What a game listener listens with: ``factory`` (the game's, or TLS around it),
+        behind the PROXY header reader if asked for, its sockets counted and capped
+        together with the other game listener's (fibsd/server/ports.py)."""
+        return self.sockets.counted(self._behind_proxy(factory))
 
     def _behind_proxy(self, factory: IProtocolFactory) -> IProtocolFactory:
         """``factory``, or with ``access.proxy_protocol`` the same behind a reader of

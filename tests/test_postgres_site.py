@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import shutil
+import sqlite3
 import stat
 import subprocess
 from pathlib import Path
@@ -33,6 +34,8 @@ from fibsd.store.sqlite import SQLiteStore
 from tests.helpers import make_settings
 
 pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'fibsd[postgres]'")
+
+import psycopg  # noqa: E402
 
 from fibsd.store.postgres import PostgresStore  # noqa: E402
 from fibsd.store.site_copy import ratings_checksum  # noqa: E402
@@ -137,6 +140,9 @@ def a_site(database: Path) -> SQLiteStore:
         FinishedMatch("alice", "Bob", 5, 5, 3, 2900, "rec 1", 4.1234567891, -4.1234567891),
         {"alice": (1504.1234567891, 5), "Bob": (1495.8765432109, 5)})
     store.record_finished_match(FinishedMatch("dave", "alice", 3, 3, 0, 2950, "rec 2"))
+    store.create_user("zoe", "hash-zoe", 1100)  # a deleted account's result: nobody's now
+    store.record_finished_match(FinishedMatch("zoe", "dave", 1, 1, 0, 2960, "rec 0"))
+    store.delete_user("zoe")
     store.add_ban(Ban("name", "Mallory", 100, None, "root", "spam"))
     store.log_admin(AdminAction(100, "root", "ban", "name Mallory", "forever spam"))
     store.count_abandonment(Departure("Bob", "dave", "dave", 3100), notices={"Bob": "gone"})
@@ -164,11 +170,15 @@ def test_migrate_copies_a_site_verified(tmp_path: Path, postgres_url: str) -> No
     code, out, err = run("migrate", "--from", str(database), "--to", postgres_url)
     assert (code, err) == (0, "")
     assert out.splitlines() == [
-        "admin_log: 1 rows", "bans: 1 rows", "finished_matches: 2 rows", "users: 4 rows",
+        "admin_log: 1 rows", "bans: 1 rows", "finished_matches: 3 rows", "users: 4 rows",
         "departures: 1 rows", "messages: 2 rows", "notices: 1 rows", "saved_matches: 1 rows",
         "settings: 3 rows",
         f"ratings checksum {checksum}: equal",
         f"fibsd: copied {database} to {postgres_url}, verified"]
+    owners = "SELECT id, winner_id, loser_id FROM finished_matches ORDER BY id"
+    with sqlite3.connect(database) as lite, psycopg.connect(postgres_url) as conn:
+        # each result keeps its accounts (issue 19), not just its names
+        assert conn.execute(owners).fetchall() == lite.execute(owners).fetchall()
     copied = PostgresStore(postgres_url)
     try:
         assert everything(copied) == expected

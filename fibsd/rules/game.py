@@ -127,6 +127,7 @@ class Game:
         self._dice: Dice | None = None
         self._plays: tuple[Play, ...] = ()
         self._playable = [0, 0]
+        self._forced = [0, 0]
         self._cube = 1
         self._owner: int | None = None
         self._cube_turned = False  # a double was taken this turn: the next step is the roll
@@ -208,6 +209,13 @@ class Game:
         """How many dice ``player``'s latest roll let him use (0 before his first roll)."""
         _check_player(player)
         return self._playable[player]
+
+    def forced_die(self, player: int) -> int:
+        """The die ``player``'s latest one-die-only roll in this game let him use (0 if
+        none): board field 50.  Kept here, not by the server, so that replaying a record
+        (a resumed match) gives it back exactly."""
+        _check_player(player)
+        return self._forced[player]
 
     def legal_plays(self) -> tuple[Play, ...]:
         """The plays open to ``turn`` for the dice rolled; ``()`` outside ``MOVE``."""
@@ -439,6 +447,10 @@ class Game:
         plays = legal_plays(self.position_for(player), dice)
         playable = max((len(play.moves) for play in plays), default=0)
         self._playable[player] = playable
+        if announce and playable == 1:
+            # a bear-off with a larger die than its distance counts as the larger die
+            pips = plays[0].moves[0].pips
+            self._forced[player] = pips if pips in dice else max(dice)
         events: list[Event] = [Rolled(player, dice, playable)] if announce else []
         if playable == 0:
             events.append(CannotMove(player, dice))

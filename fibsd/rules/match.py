@@ -192,6 +192,14 @@ class Match:
         """Dice ``player``'s latest roll in this game let him use (board "can move")."""
         return self.game.playable(player) if self.game else 0
 
+    def forced_die(self, player: int) -> int:
+        """The die ``player``'s latest one-die-only roll in the match let him use (0
+        before any): FIBS keeps board field 50 from game to game."""
+        for game in reversed(self._games):
+            if game.forced_die(player):
+                return game.forced_die(player)
+        return 0
+
     def legal_plays(self) -> tuple[Play, ...]:
         return self.game.legal_plays() if self.game else ()
 

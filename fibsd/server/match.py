@@ -159,7 +159,6 @@ class LiveMatch:
         # scripts the lobby's dice.
         self.fair = dice if isinstance(dice, SeededDice) else None
         self.joined: set[int] = set()  # players who typed 'join' for the next game
-        self.forced = [0, 0]  # board field 50 per player: die of the last one-die roll
         self._actor: OnlineUser | None = None
         self._blocks: dict[OnlineUser, list[list[str]]] = {}
         self._after: list[Callable[[], None]] = []
@@ -298,7 +297,7 @@ class LiveMatch:
             if rolled is not None and rolled[0] == i:
                 dice = rolled[1]
             seats.append(Seat(self.names[i], self.colour(i), rules.score[i], dice,
-                              rules.may_double(i), rules.playable(i), self.forced[i]))
+                              rules.may_double(i), rules.playable(i), rules.forced_die(i)))
         turn: Colour | None = None
         doubled: Colour | None = None
         if rolled is not None:
@@ -837,8 +836,6 @@ class LiveMatch:
 
     def _rolled(self, event: Rolled, events: Sequence[Event]) -> None:
         p, dice = event.player, event.dice
-        if event.playable == 1:
-            self.forced[p] = self._forced_die(dice)
         rolled = (p, dice) if event.playable == 0 else None
         roller = self.user(p)
         if roller is not None:
@@ -855,14 +852,6 @@ class LiveMatch:
             self._block(user, [text.player_rolls(self.names[p], dice)])
             if user.toggles["moreboards"]:
                 self._block(user, self.board_lines(user, rolled=rolled))
-
-    def _forced_die(self, dice: tuple[int, int]) -> int:
-        """The die a one-die-only roll lets the player use (board field 50)."""
-        plays = self.rules.legal_plays()
-        if not plays:
-            return 0
-        move = plays[0].moves[0]
-        return move.pips if move.pips in dice else max(dice)
 
     def _moved_lines(self, event: Moved) -> None:
         p = event.player

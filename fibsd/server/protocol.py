@@ -47,6 +47,10 @@ from fibsd.wire.input import OVERLONG, LineSplitter, TelnetFilter, clean_line
 log = Logger()
 
 DEFAULT_MAX_LINE = 2000
+# Seconds a connection the server closes has to take its last lines (a refusal, a
+# goodbye), then it is dropped: a client that reads nothing, or over TLS never finishes
+# its handshake, would otherwise keep its file for ever (fibsd.server.ports counts it).
+LINGER = 5.0
 TOO_MANY_FROM_ADDRESS = "** Too many connections from your address. Please try again later."
 
 
@@ -68,6 +72,7 @@ class FibsProtocol(Protocol):
         # the TLS layer pauses us meanwhile: the socket must go on being read, or the
         # handshake never ends.  No application line can arrive before it does.
         self._handshaking = False
+        self._linger: IDelayedCall | None = None  # closing: the deadline to drop it
 
     def connectionMade(self) -> None:
         assert self.transport is not None
@@ -76,7 +81,7 @@ class FibsProtocol(Protocol):
             refusal = self.factory.refusal(host)
             if refusal is not None:  # no session: one line, then the socket is freed
                 self.transport.write(f"{refusal}\r\n".encode("ascii"))
-                self.transport.loseConnection()
+                self._lose()
                 return
             self.factory.connected(self, network(host))
         if ITCPTransport.providedBy(self.transport):
@@ -151,6 +156,8 @@ class FibsProtocol(Protocol):
         self._pending.clear()
 
     def connectionLost(self, reason: Failure = Failure(ConnectionError())) -> None:
+        if self._linger is not None and self._linger.active():
+            self._linger.cancel()
         if self.session is not None:
             self.session.connection_lost()
         if self.factory is not None:
@@ -193,7 +200,18 @@ class FibsProtocol(Protocol):
         self._pending.clear()
         if self.transport is not None:
             self.transport.unregisterProducer()  # type: ignore[attr-defined]
-            self.transport.loseConnection()
+            self._lose()
+
+    def _lose(self) -> None:
+        """Close once the last lines are sent, or after ``LINGER`` seconds regardless."""
+        assert self.transport is not None
+        self.transport.loseConnection()
+        if self._linger is None:
+            self._linger = self.services.clock.callLater(LINGER, self._drop)
+
+    def _drop(self) -> None:
+        if self.transport is not None:
+            self.transport.abortConnection()  # type: ignore[attr-defined]
 
 
 def _unsent(transport: object) -> int:

@@ -13,6 +13,10 @@ Invariants every implementation keeps (``tests/store/test_contract.py`` checks t
 * Methods that write for a named user raise ``UnknownUser`` when there is no such
   account; methods that only read return ``None`` or an empty list instead.
 * A new account starts at rating 1500.0 and experience 0, with no settings.
+* History belongs to the account, not to the name: a finished match counts for the
+  accounts that played it (or, for a player without one, for his name alone), follows a
+  rename, and after a delete counts for no account, so that a newcomer who registers a
+  deleted account's name inherits none of its matches, ratings history or reliability.
 * A saved match is keyed by its unordered pair of players: the record comes back with
   ``player_a``/``player_b`` in sorted order, whichever order it was saved or asked for.
 * A write the database refuses (a full disk, a read-only file, an I/O error) raises
@@ -209,22 +213,26 @@ class Store(Protocol):
         ``new_ratings`` to its (rating, experience), all in one transaction.
 
         The players need not have accounts (a result outlives an account); the
-        names in ``new_ratings`` must, or nothing is written (``UnknownUser``)."""
+        names in ``new_ratings`` must, or nothing is written (``UnknownUser``).  The
+        result belongs to the accounts the names have now."""
         ...
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
-        """Every finished match ``name`` played, oldest first."""
+        """Every finished match the account ``name`` played (for a name without an
+        account: the results kept without one), oldest first."""
         ...
 
     # administration
     def rename_user(self, name: str, new_name: str) -> None:
         """Give an account a new name, in its saved and finished matches and stored
-        messages too; ``UnknownUser`` or ``NameTaken`` (another account, any case)."""
+        messages too (a deleted namesake's results keep the old name);
+        ``UnknownUser`` or ``NameTaken`` (another account, any case)."""
         ...
 
     def delete_user(self, name: str) -> None:
         """Remove an account with its settings, messages and saved matches (finished
-        matches stay: they are the opponents' history too); ``UnknownUser``."""
+        matches stay, under the name: they are the opponents' history too, but no
+        longer this account's, nor a later account's of the name); ``UnknownUser``."""
         ...
 
     def add_ban(self, ban: Ban) -> None:

@@ -134,7 +134,22 @@ def migrate_3(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3)
+def migrate_4(conn: sqlite3.Connection) -> None:
+    """Finished matches belong to the accounts that played them: ``winner_id`` and
+    ``loser_id`` (NULL for a player without an account, and once his account is
+    deleted), so that a newcomer who takes a deleted account's name inherits none of its
+    history.  Existing results are given the id of the account of the name, where that
+    account was created before the match finished (an older result of the name was a
+    deleted account's)."""
+    for side in ("winner", "loser"):
+        conn.execute(f"ALTER TABLE finished_matches ADD COLUMN {side}_id INTEGER")
+        conn.execute(
+            f"UPDATE finished_matches SET {side}_id = (SELECT u.id FROM users AS u"
+            f" WHERE u.name = finished_matches.{side}"
+            " AND u.created <= finished_matches.finished)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

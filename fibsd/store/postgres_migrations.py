@@ -146,6 +146,17 @@ def migrate_3(cursor: Cursor) -> None:
         cursor.execute(statement)
 
 
+def migrate_4(cursor: Cursor) -> None:
+    """Finished matches belong to the accounts that played them (SQLite's migration 4:
+    ``winner_id``/``loser_id``, back-filled where the account of the name was created
+    before the match finished)."""
+    for side in ("winner", "loser"):
+        cursor.execute(f"ALTER TABLE finished_matches ADD COLUMN {side}_id BIGINT")
+        cursor.execute(
+            f"UPDATE finished_matches AS f SET {side}_id = u.id FROM users AS u"
+            f" WHERE u.name = f.{side} AND u.created <= f.finished")
+
+
 def _mirror(sqlite_order: Sequence[Callable[..., None]]) -> tuple[Migration, ...]:
     """This module's migrations in SQLite's order, matched by name, so a database is at
     the same version number on either backend; a SQLite migration without its

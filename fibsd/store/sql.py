@@ -19,6 +19,13 @@ dialects differ, which it sets as the hooks below:
 * reads of one statement each (``_one``, ``_all``) run in ``_reads()``: SQLite's in
   autocommit, PostgreSQL's in a read transaction (which opens a lost connection again).
 
+A finished match belongs to the accounts that played it: besides the names (as shown,
+kept current by a rename) it holds ``winner_id``/``loser_id``, set from the names when
+it is stored and emptied when an account is deleted.  A player's results are those of
+his name *and* his account (``_PLAYED``): for a name without an account, those kept
+without one; so a newcomer who registers a deleted account's name inherits none of its
+history (the opponents keep theirs), and a result never changes hands.
+
 Writes run in ``_transaction()``, reads that must see one snapshot in
 ``_transaction(write=False)``: both commit at the end and roll back on any exception, and
 a write the database refuses raises ``WriteFailed``.  Flags are written as ``bool`` and
@@ -60,6 +67,18 @@ _SAVED_COLUMNS = "player_a, player_b, saved, record"
 _BAN_COLUMNS = "kind, value, created, until, admin, reason"
 _DEPARTURE_COLUMNS = "player_a, player_b, dropper, left_at, offered, counts_now"
 _RECIPIENT = "recipient_id = (SELECT id FROM users WHERE name = ?)"
+# the account now of a name, 0 for none (a result without an account keeps NULL)
+_ACCOUNT = "coalesce((SELECT id FROM users WHERE name = ?), 0)"
+
+
+def _played(side: str) -> str:
+    """The condition that a player was the ``side`` ("winner" or "loser") of a finished
+    match: the same name, and the same account or none.  Both placeholders take his
+    name; the name comes first, so the side's (name, finished) index finds the rows."""
+    return f"({side} = ? AND coalesce({side}_id, 0) = {_ACCOUNT})"
+
+
+_PLAYED = f"({_played('winner')} OR {_played('loser')})"
 # made once: every game action runs it, and a string made anew is hashed anew
 _SAVE_MATCH = (
     f"INSERT INTO saved_matches ({_SAVED_COLUMNS}) VALUES (?, ?, ?, ?)"
@@ -313,8 +332,9 @@ class SQLStore(GroupCommit, ABC):
                 new_ratings: Mapping[str, tuple[float, int]] | None) -> None:
         """``record_finished_match``'s writes, inside the caller's transaction."""
         cursor.execute(
-            f"INSERT INTO finished_matches ({_MATCH_COLUMNS})"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO finished_matches ({_MATCH_COLUMNS}, winner_id, loser_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            " (SELECT id FROM users WHERE name = ?), (SELECT id FROM users WHERE name = ?))",
             (
                 match.winner,
                 match.loser,
@@ -325,6 +345,8 @@ class SQLStore(GroupCommit, ABC):
                 match.record,
                 match.winner_rating_change,
                 match.loser_rating_change,
+                match.winner,
+                match.loser,
             ),
         )
         cursor.execute(
@@ -342,8 +364,8 @@ class SQLStore(GroupCommit, ABC):
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         rows = self._all(
             f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
-            " WHERE winner = ? OR loser = ? ORDER BY finished, id",
-            (name, name),
+            f" WHERE {_PLAYED} ORDER BY finished, id",
+            (name,) * 4,
         )
         return [_finished(row) for row in rows]
 
@@ -353,14 +375,14 @@ class SQLStore(GroupCommit, ABC):
         # each half walks its own (player, finished) index backwards
         rows = self._all(
             f"SELECT id, {_MATCH_COLUMNS} FROM ("
-            " SELECT * FROM (SELECT * FROM finished_matches WHERE winner = ?"
+            f" SELECT * FROM (SELECT * FROM finished_matches WHERE {_played('winner')}"
             "  ORDER BY finished DESC, id DESC LIMIT ?) AS won"
             " UNION ALL"
             " SELECT * FROM (SELECT * FROM finished_matches"
-            "  WHERE loser = ? AND winner != ?"
+            f"  WHERE {_played('loser')} AND winner != ?"
             "  ORDER BY finished DESC, id DESC LIMIT ?) AS lost) AS mine"
             " ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?",
-            (name, limit + offset, name, name, limit + offset, limit, offset),
+            (name, name, limit + offset, name, name, name, limit + offset, limit, offset),
         )
         return [_finished(row) for row in rows]
 
@@ -374,8 +396,8 @@ class SQLStore(GroupCommit, ABC):
         rows = self._all(
             "SELECT id, finished, CASE WHEN winner = ? THEN winner_rating_change"
             " ELSE loser_rating_change END FROM finished_matches"
-            " WHERE winner = ? OR loser = ? ORDER BY id DESC LIMIT ?",
-            (name, name, name, limit),
+            f" WHERE {_PLAYED} ORDER BY id DESC LIMIT ?",
+            (name,) * 5 + (limit,),
         )
         return [RatingStep(*row) for row in reversed(rows)]
 
@@ -384,7 +406,7 @@ class SQLStore(GroupCommit, ABC):
     def rename_user(self, name: str, new_name: str) -> None:
         try:
             with self._transaction() as cursor:
-                self._user_id(cursor, name, lock=True)
+                user_id = self._user_id(cursor, name, lock=True)
                 clash = cursor.execute(
                     f"SELECT 1 FROM users WHERE {self._nocase('name')} = {self._nocase('?')}"
                     " AND name != ?", (new_name, name)).fetchone()
@@ -406,10 +428,10 @@ class SQLStore(GroupCommit, ABC):
                         " VALUES (?, ?, ?, ?, ?, ?)",
                         (*_renamed_pair((player_a, player_b), name, new_name),
                          new_name if dropper == name else dropper, *rest))
-                for column in ("winner", "loser"):
+                for side in ("winner", "loser"):  # his results, not a deleted namesake's
                     cursor.execute(
-                        f"UPDATE finished_matches SET {column} = ? WHERE {column} = ?",
-                        (new_name, name))
+                        f"UPDATE finished_matches SET {side} = ?"
+                        f" WHERE {side} = ? AND {side}_id = ?", (new_name, name, user_id))
                 cursor.execute(
                     "UPDATE messages SET sender = ? WHERE sender = ?", (new_name, name))
         except self._NAME_CLASH as error:  # made meanwhile (PostgreSQL's writers run at once)
@@ -417,8 +439,14 @@ class SQLStore(GroupCommit, ABC):
 
     def delete_user(self, name: str) -> None:
         with self._transaction() as cursor:
-            self._user_id(cursor, name)
-            cursor.execute("DELETE FROM users WHERE name = ?", (name,))
+            user_id = self._user_id(cursor, name)
+            # His results stay (the opponents' history) but no longer name his account,
+            # whose id a new account may get again (SQLite reuses the highest rowid).
+            for side in ("winner", "loser"):
+                cursor.execute(
+                    f"UPDATE finished_matches SET {side}_id = NULL"
+                    f" WHERE {side} = ? AND {side}_id = ?", (name, user_id))
+            cursor.execute("DELETE FROM users WHERE id = ?", (user_id,))
 
     def add_ban(self, ban: Ban) -> None:
         with self._transaction() as cursor:
@@ -535,7 +563,6 @@ class SQLStore(GroupCommit, ABC):
             if row is None:
                 return (0, 0, 0)
             (finished,) = cursor.execute(
-                "SELECT count(*) FROM finished_matches WHERE winner = ? OR loser = ?",
-                (name, name),
+                f"SELECT count(*) FROM finished_matches WHERE {_PLAYED}", (name,) * 4,
             ).fetchone()
         return (int(row[0]), int(row[1]), int(finished))

@@ -311,6 +311,14 @@ class GatedRequest(Request):
         return connection
 
 
+def log_refused(request: Request, text: str, limit: str) -> None:
+    """A ``limit`` event for ``request``, refused by ``limit`` (a live stream past its
+    caps), through its connection's gate: at most one a minute per address and limit."""
+    connection = getattr(getattr(request, "channel", None), "transport", None)
+    if isinstance(connection, GatedConnection):
+        connection.factory.log_refusal(text, "limit", limit, connection.host, connection.key)
+
+
 def address_key(request: Request) -> str:
     """What per-address limits count ``request`` by: its connection's address group
     (the peer's address once the connection is gone)."""

@@ -53,10 +53,18 @@ class LiveBoards:
     def count(self) -> int:
         return sum(len(requests) for requests in self._viewers.values())
 
+    def full(self, address: str) -> str | None:
+        """The limit that refuses ``address`` another stream now (its key), or None."""
+        if self._by_address.get(address, 0) >= self.per_address:
+            return "web.live_per_address"
+        if self.count >= self.limit:
+            return "web_live_viewers"
+        return None
+
     def open(self, player: str, request: Request, address: str) -> bool:
         """Start a stream for ``request`` from ``address``; False (nothing written) when
-        all are taken, or all ``address`` may have."""
-        if self.count >= self.limit or self._by_address.get(address, 0) >= self.per_address:
+        all are taken, or all ``address`` may have (``full`` says which)."""
+        if self.full(address) is not None:
             return False
         self._by_address[address] = self._by_address.get(address, 0) + 1
         request.setHeader(b"content-type", b"text/event-stream; charset=utf-8")

@@ -35,7 +35,7 @@ from fibsd.store import FinishedMatch
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
 from fibsd.web.chart_svg import draw_chart, rating_path
-from fibsd.web.gate import address_key
+from fibsd.web.gate import address_key, log_refused
 from fibsd.web.health import Health
 from fibsd.web.live import LiveBoards
 from fibsd.web.replay import Replay, UnreadableRecord, replay
@@ -354,7 +354,11 @@ class WebFace(Resource):
         if request.method == b"HEAD":
             request.setHeader(b"content-type", b"text/event-stream; charset=utf-8")
             request.finish()
-        elif not self.live.open(player, request, address_key(request)):
+            return
+        key = address_key(request)
+        if not self.live.open(player, request, key):
+            log_refused(request, "live board stream from {address} refused ({limit}; {count} "
+                        "since the last report)", self.live.full(key) or "web_live_viewers")
             request.setResponseCode(503)
             self._send(request, b"Too many live viewers; try again later.\n",
                        b"text/plain; charset=utf-8")

@@ -8,8 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from twisted.internet.address import IPv4Address
+from twisted.internet.testing import StringTransport
 from twisted.logger import globalLogPublisher
 
+from fibsd.server.protocol import LINGER
 from tests.helpers import START_TIME, FakeClient, FakeServer, make_settings
 from tests.server.test_social import every_line_is_catalogued  # noqa: F401 (autouse)
 
@@ -197,6 +200,22 @@ def test_connections_not_logged_in_are_capped_per_address(events: list[dict[str,
     server.advance(1)  # the others time out and free theirs
     assert all(client.closed for client in waiting[1:])
     assert not server.connect("198.51.100.20").closed
+
+
+def test_a_refused_connection_that_takes_nothing_is_dropped_after_the_linger() -> None:
+    """Its line is never read (over TLS: the handshake never done): after LINGER
+    seconds the socket is dropped, not kept for ever."""
+    server = FakeServer()
+    for _ in range(20):
+        server.connect("198.51.100.20")
+    refused = server.factory.buildProtocol(IPv4Address("TCP", "198.51.100.20", 1))
+    transport = StringTransport(peerAddress=IPv4Address("TCP", "198.51.100.20", 1))
+    refused.makeConnection(transport)  # its socket never closes by itself
+    assert transport.value() == (TOO_MANY + "\r\n").encode() and transport.disconnecting
+    server.clock.advance(LINGER - 0.1)
+    assert not transport.disconnected
+    server.clock.advance(0.1)
+    assert transport.disconnected  # aborted
 
 
 def test_an_ipv6_subscribers_64_counts_as_one_address() -> None:

@@ -210,21 +210,27 @@ def test_rename(server: FakeServer) -> None:
     assert said(root) == ["** Renamed alice to Zoe."]
     assert server.store.load_match("Zoe", "bob") is not None
     bob = login(server, "bob")
-    root.send("admin rename bob Bobby")
     root.send("admin rename Zoe bob")
     root.send("admin rename Zoe root")
     root.send("admin rename Zoe x7")
     root.send("admin rename nobody Somebody")
+    root.send("admin rename root Boss")
+    root.send("admin rename bob Zoe")  # taken: bob is not kicked for nothing
     assert said(root) == [
-        "** bob is logged in: 'admin kick bob' first.",
         "** bob is logged in: 'admin kick bob' first.",
         "** root is logged in: 'admin kick root' first.",
         "** 'x7' cannot be a user name (letters and _ only, not guest).",
-        "** There is no user nobody."]
-    bob.send("bye")
-    root.lines()
-    root.send("admin rename Zoe BOB")
-    assert said(root) == ["** The name BOB is taken."]
+        "** There is no user nobody.",
+        "** root is logged in: 'admin kick root' first.",
+        "** The name Zoe is taken."]
+    assert said(bob) == []
+    root.send("admin rename bob Bobby")  # online: kicked first (issue 19)
+    assert said(bob) == ["** You were kicked off the server by root: account renamed to Bobby"]
+    assert said(root) == ["** bob was kicked off the server.", "8 bob bob logs out.",
+                          "** Renamed bob to Bobby."]
+    assert server.lobby.find("bob") is None and server.store.get_user("Bobby") is not None
+    root.send("admin rename Zoe BOBBY")
+    assert said(root) == ["** The name BOBBY is taken."]
 
 
 def test_delete(server: FakeServer) -> None:
@@ -232,12 +238,17 @@ def test_delete(server: FakeServer) -> None:
     root.send("admin delete alice")
     assert said(root) == ["** Deleted the account alice."]
     assert server.store.get_user("alice") is None
-    login(server, "bob")
+    bob = login(server, "bob")
     root.lines()
-    root.send("admin delete bob")
+    root.send("admin delete root")
     root.send("admin delete alice")
-    assert said(root) == ["** bob is logged in: 'admin kick bob' first.",
+    assert said(root) == ["** root is logged in: 'admin kick root' first.",
                           "** There is no user alice."]
+    root.send("admin delete bob")  # online: kicked first (issue 19)
+    assert said(bob) == ["** You were kicked off the server by root: account deleted"]
+    assert said(root) == ["** bob was kicked off the server.", "8 bob bob logs out.",
+                          "** Deleted the account bob."]
+    assert server.lobby.find("bob") is None and server.store.get_user("bob") is None
 
 
 def test_reload_reads_the_motd_again(server: FakeServer, tmp_path: Path) -> None:
@@ -402,3 +413,83 @@ def test_a_missing_help_directory_is_a_warning_at_start(tmp_path: Path) -> None:
     assert warning["log_level"].name == "warn"
     assert warning["problem"] == (
         f"The help directory {tmp_path / 'gone'} is missing: 'help <topic>' finds no text.")
+
+
+@pytest.mark.parametrize("command", ["delete alice", "rename alice Zoe"])
+def test_an_account_changed_mid_match_is_kicked_first_and_leaves_no_ghost(
+        command: str) -> None:
+    """Issue 19: the player is kicked, his match saved under his account before the
+    change; no session plays on for an account that is gone, nothing is logged as an
+    error, and a newcomer who registers the deleted name starts afresh."""
+    from fibsd.store import FinishedMatch
+    from tests.server.test_match import Table
+
+    server = FakeServer(settings=make_settings(admins=["root"]))
+    for name in ("root", "alice", "bob", "carol"):
+        server.register(name)
+    server.store.record_finished_match(FinishedMatch("alice", "bob", 1, 1, 0, START, "r"))
+    errors: list[dict[str, Any]] = []
+
+    def observe(event: dict[str, Any]) -> None:
+        if event.get("log_level") is not None and event["log_level"].name in (
+                "error", "critical"):
+            errors.append(event)
+
+    globalLogPublisher.addObserver(observe)
+    try:
+        table = Table([(3, 5), (6, 2)], server=server)
+        root = login(server, "root")
+        table.start("5")
+        table.send("bob", "move 8-3 6-3")
+        table.lines()
+        root.lines()
+        root.send(f"admin {command}")
+        got = table.lines()
+        said_root = said(root)
+    finally:
+        globalLogPublisher.removeObserver(observe)
+    assert errors == []
+    reason = "account deleted" if command.startswith("delete") else "account renamed to Zoe"
+    assert got["alice"] == [f"** You were kicked off the server by root: {reason}"]
+    assert got["bob"][:2] == ["8 alice alice logs out.", "alice logs out. The game was saved."]
+    done = "** Deleted the account alice." if command.startswith("delete") else (
+        "** Renamed alice to Zoe.")
+    assert [said_root[0], said_root[1], said_root[-1]] == [
+        "** alice was kicked off the server.", "8 alice alice logs out.", done]
+    assert server.lobby.find("alice") is None and "alice" not in server.lobby.matches
+    assert server.lobby.find("bob").playing is None
+    assert server.store.get_user("alice") is None
+    if command.startswith("rename"):
+        assert server.store.load_match("Zoe", "bob") is not None  # kept, under the new name
+        assert [m.winner for m in server.store.finished_matches("Zoe")] == ["Zoe"]
+        return
+    assert server.store.saved_matches("bob") == []
+    server.register("alice")  # a newcomer takes the name
+    assert server.store.finished_matches("alice") == []
+    assert server.store.saved_matches("alice") == []
+    assert [m.winner for m in server.store.finished_matches("bob")] == ["alice"]
+
+
+def test_the_command_line_refuses_to_change_an_account_logged_in(tmp_path: Path) -> None:
+    """Issue 19: the shell cannot reach the server's sessions, so it does not rename or
+    delete an account the database shows logged in (a ghost session would go on)."""
+    database = tmp_path / "fibsd.sqlite"
+    store = SQLiteStore(database)
+    for name in ("alice", "bob"):
+        store.create_user(name, "h", 1)
+    store.record_login("alice", 1_700_000_000, "10.0.0.1")
+    store.record_login("bob", 1_700_000_000, "10.0.0.2")
+    store.record_logout("bob", 1_700_000_000)  # the same second: logged out
+    store.close()
+    refusal = ("fibsd admin: alice is logged in (since Tue Nov 14 22:13:20 2023 UTC): type "
+               "'admin {0} alice ...' in the server (it kicks him first); if no server is "
+               "running, add --force (fibsd admin --force {0} ...)\n")
+    assert run(database, "delete", "alice") == (1, "", refusal.format("delete"))
+    assert run(database, "rename", "alice", "Zoe") == (1, "", refusal.format("rename"))
+    assert run(database, "rename", "bob", "Bobby") == (0, "Renamed bob to Bobby.\n", "")
+    assert run(database, "--force", "delete", "alice") == (0, "Deleted the account alice.\n", "")
+    store = SQLiteStore(database)
+    try:
+        assert [a.action for a in store.admin_log(10)] == ["rename", "delete"]
+    finally:
+        store.close()

@@ -440,6 +440,70 @@ def test_delete_user_removes_the_account_and_its_saved_matches(any_store: Store)
         any_store.delete_user("alice")
 
 
+def test_a_deleted_accounts_history_never_passes_to_a_newcomer_of_its_name(
+    any_store: Store,
+) -> None:
+    """Issue 19: history belongs to the account, not to the name.  alice is the newest
+    account, so SQLite would give her id to the next one."""
+    from fibsd.store import AdminAction
+
+    with_users(any_store, "bob", "carol", "alice")
+    old = [finished("alice", "bob", 2000, winner_rating_change=4.0, loser_rating_change=-4.0),
+           finished("carol", "alice", 2100, winner_rating_change=2.0, loser_rating_change=-2.0)]
+    for match in old:
+        any_store.record_finished_match(match)
+    any_store.set_rating("alice", 1502.0, 2)
+    any_store.save_match(SavedMatch("alice", "bob", 2200, "unfinished"))
+    any_store.store_message(StoredMessage("bob", "alice", 2300, "rematch?"))
+    any_store.record_departure(Departure("alice", "carol", "alice", 2400))
+    any_store.log_admin(AdminAction(2500, "root", "delete", "alice", ""))
+    any_store.delete_user("alice")
+    assert any_store.finished_matches("alice") == old  # the name's, while nobody has it
+
+    newcomer = any_store.create_user("alice", "new-hash", 3000)
+    assert (newcomer.rating, newcomer.experience) == (1500.0, 0)
+    assert any_store.finished_matches("alice") == []
+    assert any_store.recent_finished_matches("alice", 10) == []
+    assert any_store.rating_steps("alice", 10) == []
+    assert any_store.reliability("alice") == (0, 0, 0)
+    assert any_store.saved_matches("alice") == []
+    assert any_store.load_match("alice", "bob") is None
+    assert any_store.take_messages("alice") == []
+    assert any_store.due_departures(10**9) == []
+    # the opponents keep theirs, and the admin log reads as it was written
+    assert any_store.finished_matches("bob") == old[:1]
+    assert [m.loser for m in any_store.recent_finished_matches("carol", 10)] == ["alice"]
+    assert [s.change for s in any_store.rating_steps("bob", 10)] == [-4.0]
+    assert any_store.admin_log(1) == [AdminAction(2500, "root", "delete", "alice", "")]
+
+    mine = finished("bob", "alice", 4000, winner_rating_change=1.0, loser_rating_change=-1.0)
+    any_store.record_finished_match(mine, {"alice": (1499.0, 1), "bob": (1501.0, 1)})
+    assert any_store.finished_matches("alice") == [mine]
+    assert [s.change for s in any_store.rating_steps("alice", 10)] == [-1.0]
+    assert any_store.reliability("alice") == (0, 0, 1)
+    assert any_store.finished_matches("bob") == [old[0], mine]
+
+
+def test_a_rename_takes_the_history_along_and_leaves_a_namesakes_behind(
+    any_store: Store,
+) -> None:
+    with_users(any_store, "zed", "bob", "alice")
+    namesakes = finished("zed", "bob", 2000)
+    any_store.record_finished_match(namesakes)
+    any_store.delete_user("zed")
+    hers = finished("alice", "bob", 2100, winner_rating_change=3.0, loser_rating_change=-3.0)
+    any_store.record_finished_match(hers)
+    any_store.rename_user("alice", "zed")
+    renamed = finished("zed", "bob", 2100, winner_rating_change=3.0, loser_rating_change=-3.0)
+    assert any_store.finished_matches("zed") == [renamed]
+    assert any_store.rating_steps("zed", 10)[0].change == 3.0
+    assert any_store.finished_matches("alice") == []
+    assert any_store.finished_matches("bob") == [namesakes, renamed]
+    any_store.rename_user("zed", "alice")
+    assert any_store.finished_matches("alice") == [hers]
+    assert any_store.finished_matches("zed") == [namesakes]  # nobody's account
+
+
 def test_bans_expire_and_match_names_and_addresses_ignoring_case(any_store: Store) -> None:
     from fibsd.store import Ban
 

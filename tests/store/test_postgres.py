@@ -157,3 +157,31 @@ def test_a_database_that_refuses_writes_raises_write_failed(postgres_url: str) -
     store.close()
     with pytest.raises(WriteFailed, match="read-only transaction"):
         PostgresStore(postgres_url)
+
+
+def test_migration_4_gives_each_result_to_the_account_that_played_it(postgres_url: str) -> None:
+    """SQLite's back-fill (tests/store/test_sqlite.py), on PostgreSQL."""
+    from tests.store.test_sqlite import VERSION_3_RESULTS, VERSION_3_USERS
+
+    with raw(postgres_url) as conn:
+        assert postgres_migrations.upgrade(conn, postgres_migrations.MIGRATIONS[:3]) == 3
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                "INSERT INTO users (name, password_hash, created) VALUES (%s, 'h', %s)",
+                VERSION_3_USERS)
+            cursor.executemany(
+                "INSERT INTO finished_matches (winner, loser, length, winner_points,"
+                " loser_points, finished, record, winner_rating_change, loser_rating_change)"
+                " VALUES (%s, %s, 1, 1, 0, %s, 'r', 0, 0)", VERSION_3_RESULTS)
+    store = PostgresStore(postgres_url)
+    try:
+        assert [m.finished for m in store.finished_matches("alice")] == [2000]
+        assert [m.finished for m in store.finished_matches("bob")] == [500, 600, 2000]
+        assert [m.finished for m in store.finished_matches("ghost")] == [600]
+        store.delete_user("alice")
+        store.create_user("alice", "h", 3000)
+        assert store.finished_matches("alice") == []
+    finally:
+        store.close()
+    with raw(postgres_url) as conn:
+        assert conn.execute("SELECT max(version) FROM schema_version").fetchone() == (4,)

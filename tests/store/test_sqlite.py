@@ -170,3 +170,34 @@ def test_text_is_bound_not_spliced(memory_store: SQLiteStore) -> None:
     user = memory_store.get_user(name)
     assert user is not None and user.password_hash == text and user.settings == {text: text}
     assert memory_store.take_messages(name) == [StoredMessage(text, name, 2, text)]
+
+
+# Migration 4 (issue 19): results belong to accounts; existing ones are back-filled.
+VERSION_3_USERS = [("bob", 10), ("alice", 1000)]  # (name, created)
+VERSION_3_RESULTS = [("alice", "bob", 500),  # a deleted namesake's: before alice was made
+                     ("bob", "alice", 2000), ("ghost", "bob", 600)]
+
+
+def test_migration_4_gives_each_result_to_the_account_that_played_it(tmp_path: Path) -> None:
+    path = tmp_path / "v3.sqlite"
+    conn = raw(path)
+    assert upgrade(conn, MIGRATIONS[:3]) == 3
+    conn.executemany("INSERT INTO users (name, password_hash, created) VALUES (?, 'h', ?)",
+                     VERSION_3_USERS)
+    conn.executemany(
+        "INSERT INTO finished_matches (winner, loser, length, winner_points, loser_points,"
+        " finished, record, winner_rating_change, loser_rating_change)"
+        " VALUES (?, ?, 1, 1, 0, ?, 'r', 0, 0)", VERSION_3_RESULTS)
+    conn.close()
+    store = SQLiteStore(path)
+    try:
+        assert [m.finished for m in store.finished_matches("alice")] == [2000]
+        assert [m.finished for m in store.finished_matches("bob")] == [500, 600, 2000]
+        assert [m.finished for m in store.finished_matches("ghost")] == [600]
+        assert schema_version(store._conn) == 4 == len(MIGRATIONS)
+        store.delete_user("alice")
+        assert [m.finished for m in store.finished_matches("alice")] == [500, 2000]
+        store.create_user("alice", "h", 3000)
+        assert store.finished_matches("alice") == []
+    finally:
+        store.close()

@@ -240,7 +240,8 @@ async def test_connections_are_capped_per_address_and_in_all(
 
 
 @pytest_twisted.ensureDeferred
-async def test_live_streams_are_capped_per_address(database: Path, match_ids: list[int]) -> None:
+async def test_live_streams_are_capped_per_address(
+        database: Path, match_ids: list[int], events: list[dict[str, Any]]) -> None:
     web = await start_web(database, **{"web.live_per_address": 2})
     streams = []
     try:
@@ -252,6 +253,10 @@ async def test_live_streams_are_capped_per_address(database: Path, match_ids: li
             streams.append(stream)
         third = await get_from(web, "/live/bob/events", "127.0.0.1")
         assert (third.code, third.body) == (503, b"Too many live viewers; try again later.\n")
+        fourth = await get_from(web, "/live/alice/events", "127.0.0.1")
+        assert fourth.code == 503
+        # One event for both refusals, the first at once (RefusalLog: once a minute).
+        assert limit_events(events) == [("limit", "web.live_per_address", 1)]
         other = await connect(web, "127.0.0.2")
         assert other.transport is not None
         other.transport.write(b"GET /live/bob/events HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -9,8 +9,8 @@ One command word with subcommands, so FIBS's abbreviations stay exactly as they 
     admin unban <name|address>
     admin bans                            the bans in force
     admin password <name> <password>      set a new password
-    admin rename <name> <new name>        (the account must be offline)
-    admin delete <name>                   (the account must be offline)
+    admin rename <name> <new name>        (an online user of <name> is kicked first)
+    admin delete <name>                   (an online user of <name> is kicked first)
     admin reload                          read the MOTD again (help is read per use)
     admin shutdown <seconds> [reason]     a countdown every user sees, then shutdown
     admin shutdown cancel
@@ -227,6 +227,30 @@ def _offline(session: Session, *names: str) -> None:
             raise AdminUsage(f"{name} is logged in: 'admin kick {name}' first.")
 
 
+def _kickable(session: Session, name: str) -> None:
+    """Refuse to rename or delete the admin's own account, or one logged in on another
+    node of a cluster (whose logout's writes that node makes), while online."""
+    target = _online(session, name)
+    if target is not None and (target.session is session or target.session.remote):
+        raise AdminUsage(f"{name} is logged in: 'admin kick {name}' first.")
+
+
+def _kick_first(session: Session, name: str, why: str) -> None:
+    """Kick an online user of the account ``name`` before it is renamed or deleted, and
+    end his session now rather than when his socket closes: his logout's writes (his
+    match saved, his settings) are then queued before the change, and no session goes
+    on for an account that is gone."""
+    _kickable(session, name)
+    target = _online(session, name)
+    if target is None:
+        return
+    admin = user_of(session).name
+    _cut_off(target, f"** You were kicked off the server by {admin}: {why}")
+    session.send(f"** {name} was kicked off the server.")
+    target.session.connection_lost()
+    record(session, "kick", name, why)
+
+
 @sub("rename")
 def rename(session: Session, words: list[str], rest: str) -> Deferred[None]:
     if len(words) != 2:
@@ -235,7 +259,8 @@ def rename(session: Session, words: list[str], rest: str) -> Deferred[None]:
     problem = new_name_problem(new)
     if problem is not None:
         raise AdminUsage(problem)
-    _offline(session, name, new)
+    _offline(session, new)
+    _kickable(session, name)
 
     def done(_: object) -> None:
         session.send(f"** Renamed {name} to {new}.")
@@ -245,8 +270,15 @@ def rename(session: Session, words: list[str], rest: str) -> Deferred[None]:
         failure.trap(NameTaken)
         session.error(f"The name {new} is taken.")
 
-    d = _store_call(session, "rename_user", name, new)
-    return d.addCallbacks(done, _unknown(session, name)).addErrback(taken)
+    def unless_taken(clash: bool) -> Deferred[None] | None:
+        if clash and new.lower() != name.lower():  # no kick for a rename that must fail
+            session.error(f"The name {new} is taken.")
+            return None
+        _kick_first(session, name, f"account renamed to {new}")
+        d = _store_call(session, "rename_user", name, new)
+        return d.addCallbacks(done, _unknown(session, name)).addErrback(taken)
+
+    return _store_call(session, "name_taken", new).addCallback(unless_taken)
 
 
 @sub("delete")
@@ -254,7 +286,7 @@ def delete(session: Session, words: list[str], rest: str) -> Deferred[None]:
     if len(words) != 1:
         raise AdminUsage("Usage: admin delete <name>")
     name = words[0]
-    _offline(session, name)
+    _kick_first(session, name, "account deleted")
 
     def done(_: object) -> None:
         session.send(f"** Deleted the account {name}.")
