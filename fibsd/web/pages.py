@@ -32,6 +32,7 @@ from twisted.web.server import NOT_DONE_YET, Request, Site
 
 from fibsd.config import Settings
 from fibsd.store import FinishedMatch
+from fibsd.web import favicon
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
 from fibsd.web.chart_svg import draw_chart, rating_path
@@ -52,6 +53,7 @@ PLAY = HERE / "static" / "play"
 PLAY_TYPES = {".js": b"text/javascript; charset=utf-8", ".css": b"text/css; charset=utf-8"}
 MAX_NAME = 64  # longer path names are not looked up
 MAX_ID_DIGITS = 18
+ICON = favicon.ico()  # a few hundred bytes, drawn once
 # Pages past this cannot hold anything (fifty million rows at the smallest page size)
 # and their offset would not fit the database's integers: 404 before any query.
 MAX_PAGE = 1_000_000
@@ -140,6 +142,7 @@ class WebFace(Resource):
             (re.compile(r"/metrics"), self.metrics_text),
             (re.compile(r"/healthz"), self.healthz),
             (re.compile(r"/static/style\.css"), self.style),
+            (re.compile(r"/favicon\.ico"), self.icon),
             (re.compile(r"/play/?"), self.play_page),
             (re.compile(r"/play/([a-z_]+\.(?:js|css))"), self.play_file),
         ]
@@ -445,6 +448,10 @@ class WebFace(Resource):
         request.setHeader(b"cache-control", b"max-age=3600")
         self._send(request, (HERE / "static" / "style.css").read_bytes(),
                    b"text/css; charset=utf-8")
+
+    async def icon(self, request: Request) -> None:
+        request.setHeader(b"cache-control", b"max-age=86400")
+        self._send(request, ICON, b"image/x-icon")
 
     async def play_page(self, request: Request) -> None:
         """The web client (static/play/): plain files, the page names its modules."""

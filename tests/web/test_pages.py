@@ -173,6 +173,33 @@ async def test_the_match_list_api_pages_newest_first(web: Web, match_ids: list[i
     assert (await web.get("/api/matches")).code == 400
 
 
+NAV = re.compile(r'<nav aria-label="site"><a class="site" href="/">fibsd</a> '
+                 r'<a href="/play"[^>]*>Play</a> <a href="/"[^>]*>Who</a> '
+                 r'<a href="/ratings"[^>]*>Ratings</a></nav>')
+
+
+@pytest_twisted.ensureDeferred
+async def test_one_site_one_navigation_bar_and_an_icon(web: Web, match_ids: list[int]) -> None:
+    for path in ("/", "/ratings", "/players/alice", f"/matches/{match_ids[0]}", "/live/alice",
+                 "/play", "/nothing"):
+        page = (await web.get(path)).text
+        assert NAV.search(page), path
+        assert '<link rel="stylesheet" href="/static/style.css">' in page, path
+        assert '<link rel="icon" href="/favicon.ico">' in page, path
+    assert '<a class="play" href="/play">' in (await web.get("/")).text
+    assert '<a href="/ratings" aria-current="page">' in (await web.get("/ratings")).text
+    icon = await web.get("/favicon.ico")
+    assert icon.code == 200
+    assert icon.header("content-type") == "image/x-icon"
+    # ICO header (reserved 0, type 1 = icon, 1 image), a 32x32 entry, then the PNG it names.
+    assert icon.body[:6] == b"\x00\x00\x01\x00\x01\x00"
+    assert icon.body[6:8] == b"\x20\x20"
+    size = int.from_bytes(icon.body[14:18], "little")
+    offset = int.from_bytes(icon.body[18:22], "little")
+    assert offset == 22 and size == len(icon.body) - 22
+    assert icon.body[22:30] == b"\x89PNG\r\n\x1a\n"
+
+
 @pytest_twisted.ensureDeferred
 async def test_unknown_paths_are_404(web: Web) -> None:
     for path in ("/nothing", "/players/", "/matches/", "/static/other.css", "/players/%ff",

@@ -1,7 +1,8 @@
 """The web client at /play in two headless Chromium sessions: they register, one
 invites the other, and they play a whole 1-point match and a whole 3-point match with
-the cube, by clicking, while a CLIP user on the game port watches and checks that every
-board line he gets is a position the browsers showed. And a telnet user, a CLIP bot
+the cube, one by clicking, the other (phone-sized) by dragging checkers with a finger,
+while a CLIP user on the game port watches and checks that every board line he gets is a
+position the browsers showed. And a telnet user, a CLIP bot
 and a browser user see one another in ``who``.
 
 Screenshots of each stage (login, lobby, a position with highlighted moves, the match
@@ -28,6 +29,7 @@ from twisted.internet.threads import deferToThread
 from fibsd.wire.board import parse_board
 from tests.server.test_match_restart import Bot, connect, rolls
 from tests.web.conftest import Web, start_web, stop_web
+from tests.web.play_actions import first_play, play_by_dragging
 from tests.web.test_browser import CHROMIUM, DRIVER, Browser
 
 pytestmark = pytest.mark.skipif(
@@ -50,6 +52,16 @@ return {
   turn: b.dataset.turn || '', shown: b.dataset.shown || '',
   message: document.getElementById('message').textContent,
 };
+"""
+
+
+# Keeps every position the page draws: a forced play is sent as soon as its roll is
+# drawn, so its position may be gone before the next poll.
+DRAWN = """
+const b = document.getElementById('board');
+window.drawn = [];
+new MutationObserver(() => window.drawn.push([b.dataset.slots, b.dataset.score, b.dataset.cube]))
+  .observe(b, {attributes: true, attributeFilter: ['data-slots']});
 """
 
 
@@ -101,6 +113,7 @@ async def open_and_register(browser: Browser, base: str, name: str,
     await browser.open(base + "/play")
     await browser.wait_for(lambda: browser.driver.execute_script(
         "return document.body.dataset.state") == "login", "the login form")
+    await browser.script("localStorage.setItem('fibsd.speed', 'off')")  # whole matches: quick
     await browser.run(lambda: browser.driver.find_element("id", "name").send_keys(name))
     await browser.run(lambda: browser.driver.find_element("id", "password").send_keys("secret"))
     if login_shot is not None:
@@ -156,6 +169,8 @@ async def play_match(ann: Player, ben: Player, watcher: Watcher, length: int,
     first_board = len(watcher.boards())
     watcher.bot.send("watch ann")
     seen: set[tuple[str, str, str]] = set()
+    for player in (ann, ben):  # every board drawn, also one shown for a moment only
+        await player.browser.script(DRAWN)
     doubled = False
     highlighted = False
     actions = 0
@@ -178,6 +193,9 @@ async def play_match(ann: Player, ben: Player, watcher: Watcher, length: int,
                 await player.click("#double")
             elif s["roll"]:
                 await player.click("#roll")
+            elif s["movable"] and player is ben:  # ben, on a phone, drags with a finger
+                await watcher.sees(s["slots"], score, s["cube"])
+                await play_by_dragging(ben, await first_play(ben), touch=True)
             elif s["movable"]:
                 await watcher.sees(s["slots"], score, s["cube"])
                 await player.click("#board .point.movable")
@@ -202,6 +220,10 @@ async def play_match(ann: Player, ben: Player, watcher: Watcher, length: int,
     assert doubled == cube
     final = await ann.summary()
     seen.add((final["slots"], final["score"], final["cube"]))
+    for player in (ann, ben):
+        for slots, score, cube in await player.browser.script("return window.drawn"):
+            mine = score if player is ann else "-".join(score.split("-")[::-1])
+            seen.add((slots, mine, cube))
     await watcher.sees(final["slots"], final["score"], final["cube"])
     await ann.shot(shots / f"{label}-4-match-end.png")
     await ben.shot(shots / f"{label}-4-match-end-phone.png")

@@ -74,6 +74,16 @@ export function pointPlace(k) {
   return [RIGHT_X + (k - 19) * W, true];
 }
 
+// Where the `count`th checker (1 = the lowest) of a side stands on its own point `k`
+// (25 its bar, 0 borne off): `side` 1 is P1, drawn at the bottom, -1 the other.
+export function checkerXY(k, count, side) {
+  const i = Math.max(0, Math.min(count, 5) - 1);
+  if (k === 25) return [BAR_X + 20, side === 1 ? 250 + Math.min(i, 3) * 2 * R : 190 - Math.min(i, 3) * 2 * R];
+  if (k === 0) return [TRAY_X + 25, side === 1 ? BOTTOM - 15 : TOP + 15];
+  const [x, top] = pointPlace(side === 1 ? k : 25 - k);
+  return [x + W / 2, top ? TOP + R + 2 + i * 2 * R : BOTTOM - R - 2 - i * 2 * R];
+}
+
 function stack(group, cx, top, count, cls) {
   const shown = Math.min(count, 5);
   for (let i = 0; i < shown; i++) {
@@ -87,22 +97,24 @@ function stack(group, cx, top, count, cls) {
   }
 }
 
-function die(parent, x, y, value) {
-  el("rect", { x, y, width: 30, height: 30, rx: 5, class: "die" }, parent);
+function die(parent, x, y, value, used = false) {
+  const g = el("g", { class: used ? "dice used" : "dice" }, parent);
+  el("rect", { x, y, width: 30, height: 30, rx: 5, class: "die" }, g);
   const spots = {
     1: [[15, 15]], 2: [[8, 8], [22, 22]], 3: [[8, 8], [15, 15], [22, 22]],
     4: [[8, 8], [22, 8], [8, 22], [22, 22]],
     5: [[8, 8], [22, 8], [15, 15], [8, 22], [22, 22]],
     6: [[8, 7], [22, 7], [8, 15], [22, 15], [8, 23], [22, 23]],
   }[value] || [];
-  for (const [dx, dy] of spots) el("circle", { cx: x + dx, cy: y + dy, r: 3, class: "pip" }, parent);
+  for (const [dx, dy] of spots) el("circle", { cx: x + dx, cy: y + dy, r: 3, class: "pip" }, g);
 }
 
 // Draws `view` into `svg`. `ui`: {mine, theirs} to show (the play in progress), the sets
-// `movable` and `dests` of own points, `selected`, `dice` still to play.
+// `movable` and `dests` of own points, `selected`, `dice` still to play of `rolled`.
 export function drawBoard(svg, view, ui) {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   svg.setAttribute("viewBox", "0 0 600 440");
+  svg.dataset.line = view.line;
   svg.dataset.slots = view.slots.join(",");
   svg.dataset.score = `${view.playerScore}-${view.opponentScore}`;
   svg.dataset.cube = String(view.cube);
@@ -119,7 +131,8 @@ export function drawBoard(svg, view, ui) {
   for (let k = 1; k <= 24; k++) {
     const [x, top] = pointPlace(k);
     const g = el("g", { class: "point", "data-point": k, tabindex: -1, role: "button",
-                        "aria-label": `point ${k}` }, svg);
+                        "aria-label": `point ${k}${held(mine[k - 1], "yours")}${held(theirs[24 - k], "theirs")}` },
+             svg);
     const tip = top ? TOP + 170 : BOTTOM - 170;
     const base = top ? TOP : BOTTOM;
     el("polygon", { points: `${x},${base} ${x + W},${base} ${x + W / 2},${tip}`,
@@ -134,7 +147,8 @@ export function drawBoard(svg, view, ui) {
   }
   // The bar: mine below the middle, theirs above.
   const bar = el("g", { class: "point", "data-point": 25, tabindex: -1, role: "button",
-                        "aria-label": "bar" }, svg);
+                        "aria-label": `bar${held(mine[24], "yours")}${held(theirs[24], "theirs")}` },
+             svg);
   el("rect", { x: BAR_X, y: 230, width: 40, height: 200, class: "hit" }, bar);
   for (let i = 0; i < Math.min(mine[24], 4); i++) {
     el("circle", { cx: BAR_X + 20, cy: 250 + i * 2 * R, r: R, class: `checker ${myClass}` }, bar);
@@ -149,8 +163,9 @@ export function drawBoard(svg, view, ui) {
   const off = el("g", { class: "point", "data-point": 0, tabindex: -1, role: "button",
                         "aria-label": "bear off" }, svg);
   el("rect", { x: TRAY_X, y: 250, width: 50, height: 180, class: "tray hit" }, off);
-  const myOff = 15 - mine.reduce((a, b) => a + b, 0);
-  const theirOff = 15 - theirs.reduce((a, b) => a + b, 0);
+  // A checker being moved (`ui.held`: 1 P1's, -1 the other's) is neither here nor off.
+  const myOff = 15 - mine.reduce((a, b) => a + b, 0) - (ui.held === 1 ? 1 : 0);
+  const theirOff = 15 - theirs.reduce((a, b) => a + b, 0) - (ui.held === -1 ? 1 : 0);
   for (let i = 0; i < myOff; i++) {
     el("rect", { x: TRAY_X + 5, y: BOTTOM - 10 - i * 11, width: 40, height: 9, class: `slab ${myClass}` }, off);
   }
@@ -167,18 +182,48 @@ export function drawBoard(svg, view, ui) {
   el("rect", { x: TRAY_X + 7, y: cy, width: 36, height: 36, rx: 4 }, cube);
   el("text", { x: TRAY_X + 25, y: cy + 24 }, cube).textContent = String(view.cube === 1 ? 64 : view.cube);
   // Dice: P1's on the right half, P2's on the left.
-  const shownDice = ui.dice && ui.dice.length ? ui.dice : null;
   if (view.playerDice[0]) {
-    const values = shownDice || view.playerDice;
-    values.forEach((v, i) => die(svg, RIGHT_X + 60 + i * 38, 205, v));
+    // The whole roll (four dice of a double while it is played), used ones dimmed.
+    const rolled = ui.rolled || view.playerDice;
+    const left = (ui.dice || rolled).slice();
+    rolled.forEach((v, i) => {
+      const k = left.indexOf(v);
+      if (k >= 0) left.splice(k, 1);
+      die(svg, RIGHT_X + 40 + i * 38, 205, v, k < 0);
+    });
   } else if (view.opponentDice[0]) {
     view.opponentDice.forEach((v, i) => die(svg, LEFT + 80 + i * 38, 205, v));
   }
 }
 
+// The position in words, for the screen-reader mode: each side's checkers by point (in
+// the bottom player's numbering, as the board's labels), on the bar and borne off.
+export function describe(view, ui, names) {
+  // `own`: a side in its own numbering; `shown(k)`: its point k in the bottom player's.
+  const side = (name, own, shown) => {
+    const at = [];
+    for (let k = 1; k <= 24; k++) if (own[k - 1]) at.push([shown(k), own[k - 1]]);
+    const words = at.sort((p, q) => q[0] - p[0]).map(([k, n]) => `${n} on ${k}`);
+    if (own[24]) words.push(`${own[24]} on the bar`);
+    const off = 15 - own.reduce((x, y) => x + y, 0);
+    if (off) words.push(`${off} off`);
+    return `${name}: ${words.join(", ") || "none"}.`;
+  };
+  return `${side(names[0], ui.mine || view.mine, (k) => k)} `
+    + `${side(names[1], ui.theirs || view.theirs, (k) => 25 - k)}`;
+}
+
+// What a point holds, for its label: read by screen readers.
+function held(count, whose) {
+  return count ? `, ${count} ${whose}` : "";
+}
+
 function mark(group, k, ui) {
   if (ui.movable && ui.movable.has(k)) group.classList.add("movable");
-  if (ui.selected === k) group.classList.add("selected");
+  if (ui.selected === k) {
+    group.classList.add("selected");
+    group.setAttribute("aria-pressed", "true");
+  }
   if (ui.dests && ui.dests.has(k)) group.classList.add("dest");
   if ((ui.movable && ui.movable.has(k)) || (ui.dests && ui.dests.has(k))) {
     group.setAttribute("tabindex", "0");

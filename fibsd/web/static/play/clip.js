@@ -4,6 +4,15 @@
 
 export const CLIENT = "fibsd-web";
 
+// Whether a password typed on this page crosses the network unencrypted: plain HTTP to
+// a host that is not this machine's loopback.
+export function sendsInClear(protocol, hostname) {
+  if (protocol !== "http:") return false;
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return !(host === "localhost" || host.endsWith(".localhost") || host === "::1"
+           || /^127\.[0-9]+\.[0-9]+\.[0-9]+$/.test(host));
+}
+
 export function socketUrl() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return `${scheme}//${location.host}/ws`;

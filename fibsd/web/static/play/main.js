@@ -2,9 +2,16 @@
 // online, invitations, the last board: line) and draws it; every action is a command
 // line sent over the WebSocket, exactly what a FIBS client would send.
 
-import { absoluteText, drawBoard, parseBoard } from "./board.js";
-import { login, register } from "./clip.js";
-import { diceOf, nextSteps, pips, apply } from "./movegen.js";
+import { absoluteText, describe, drawBoard, parseBoard } from "./board.js";
+import { login, register, sendsInClear } from "./clip.js";
+import { apply, diceOf, forcedPlay, nextSteps, pips } from "./movegen.js";
+import { KINDS, isOn, play as sound, setOn } from "./sound.js";
+import { animateMove, setSpeed, speedName } from "./animate.js";
+import {
+  INVITATION, MOVES, OFFER, WAIT, ANSWERED, MATCH_END, STARTS, SAVED, DICE, CANT_MOVE,
+  GAME_OVER, SCORE, TO_ROLL, BOARDSTYLE, SAVED_HEADER, SAVED_ROW, ARCHIVE,
+  kindOf,
+} from "./lines.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,7 +30,23 @@ const state = {
   motd: false,
   history: [],
   historyAt: 0,
+  lastFrom: "game", // where the last command came from: its error is shown there
+  restore: [], // commands that give the account back the settings we changed
+  quiet: new Set(), // confirmations of our own setting commands, not shown
+  settingUp: false, // waiting for the answer to `set boardstyle`
+  serverMoves: false, // the account's `automove`: the server plays forced moves itself
+  saved: new Map(), // from `show saved`: opponent -> {length, score, online}
+  moved: null, // {name, words}: a move line whose board is still to come (animated)
+  animating: false, // the board waits for the animation of a move
+  archiveQuery: false, // asked `archive` for the match just finished: its number
+  savedAsked: false, // the Saved matches button: an empty list is said in the chat
+  invitedBy: "", // the sender of the last invitation (a saved match's warning follows it)
 };
+
+const TITLE = document.title;
+const CONFIRM_KEY = "fibsd.confirm"; // localStorage: "1" = moves wait for Confirm
+const NOTIFY_KEY = "fibsd.notify"; // localStorage: "1" = a notification on your turn
+const READER_KEY = "fibsd.reader"; // localStorage: "1" = the screen-reader mode
 
 // -- logging in ----------------------------------------------------------------------
 
@@ -64,6 +87,7 @@ function setBusy(busy) {
 
 function onClosed() {
   state.conn = null;
+  state.restore = [];
   $("game-view").hidden = true;
   $("login-view").hidden = false;
   $("logout").hidden = true;
@@ -71,11 +95,24 @@ function onClosed() {
   showLoginError("You are logged out.");
   state.who.clear();
   state.invitations.clear();
+  state.saved.clear();
+  state.quiet.clear();
   state.view = null;
+  state.play = null;
+  state.matchOver = false;
+  $("message").textContent = "";
+  $("game-log").replaceChildren();
+  document.title = TITLE;
 }
 
 function send(line) {
   if (state.conn) state.conn.send(line);
+}
+
+// A command from the board, its buttons or the lobby: an error goes under the board.
+function act(line) {
+  state.lastFrom = "game";
+  send(line);
 }
 
 // -- what the server says --------------------------------------------------------------
@@ -111,6 +148,9 @@ function onClip(code, rest) {
   if (code === 1) {
     state.me = words[0];
     $("me").textContent = state.me;
+  } else if (code === 2) {
+    state.serverMoves = words[4] === "1";
+    forceSettings(words);
   } else if (code === 3) {
     state.motd = true;
   } else if (code === 4) {
@@ -138,18 +178,24 @@ function onClip(code, rest) {
   }
 }
 
-const INVITATION = /^([A-Za-z_]+) wants to (play a [0-9]+ point match|play an unlimited match|resume a saved match) with you\.$/;
-const MOVES = /^([A-Za-z_]+) moves (.*) \.$/;
-const OFFER = /^[A-Za-z_]+ (wants to resign\. You will win [0-9]+ points?|doubles|redoubles)\. Type 'accept' or 'reject'\.$/;
-const WAIT = /^You (double|redouble|want to resign)/;
-const ANSWERED = /^(You|[A-Za-z_]+) (accepts?|rejects?|gives? up)\b/;
-const MATCH_END = /^(You win|[A-Za-z_]+ wins) the [0-9]+ point match/;
-const STARTS = /^(\*\* You are now playing|\*\* Player [A-Za-z_]+ has joined you|You are now playing with|[A-Za-z_]+ has joined you\.)/;
-
 function onText(line) {
   let found;
+  const where = document.body.dataset.state; // before this line changes it
+  if (state.quiet.delete(line)) return; // our own settings at login
+  if ((found = BOARDSTYLE.exec(line)) && state.settingUp) {
+    state.settingUp = false;
+    if (found[1] !== "3") force("set boardstyle 3", `set boardstyle ${found[1]}`,
+                               "Value of 'boardstyle' set to 3.");
+    document.body.dataset.settings = "forced"; // all asked for: the page has what it needs
+    return;
+  }
+  if (savedLine(line) || archiveLine(line)) return;
   if ((found = INVITATION.exec(line))) {
     state.invitations.set(found[1], found[2]);
+    state.invitedBy = found[1];
+    renderWho();
+  } else if (line.startsWith("WARNING: Don't accept if you want to continue") && state.invitedBy) {
+    state.invitations.set(state.invitedBy, `${state.invitations.get(state.invitedBy)}. ${line}`);
     renderWho();
   } else if (line.startsWith("Type 'join ") && line.endsWith("' to accept.")) {
     return;
@@ -158,10 +204,13 @@ function onText(line) {
     state.matchOver = false;
     state.betweenGames = false;
     state.lastMove = "";
+    $("game-log").replaceChildren();
+    $("replay").hidden = true;
     document.body.dataset.state = "playing";
     renderWho();
   } else if ((found = MOVES.exec(line))) {
     state.lastMove = `${found[1]} moved ${found[2]}`;
+    state.moved = { name: found[1], words: found[2].split(" ") };
   } else if (OFFER.test(line)) {
     state.offer = line;
   } else if (WAIT.test(line)) {
@@ -169,31 +218,157 @@ function onText(line) {
   } else if (ANSWERED.test(line)) {
     state.offer = "";
     state.waiting = false;
+    if (GAME_OVER.test(line)) turnTo(0);
   } else if (line.startsWith("Type 'join' if you want to play the next game")) {
     state.betweenGames = true;
   } else if (MATCH_END.test(line)) {
     state.matchOver = true;
     state.betweenGames = false;
     document.body.dataset.state = "match-over";
+    matchScore(SCORE.exec(line));
+    askArchive();
+    send("show saved");
+  } else if (SAVED.test(line) && document.body.dataset.state === "playing") {
+    state.matchOver = true;
+    document.body.dataset.state = "lobby";
+    turnTo(0);
+    send("show saved");
+  } else if (GAME_OVER.test(line)) {
+    turnTo(0);
+  } else if (line.endsWith("You're not watching anymore.")) {
+    document.body.dataset.state = "lobby";
   } else if (line.startsWith("You're now watching ")) {
+    $("game-log").replaceChildren();
     document.body.dataset.state = "watching";
+  } else if ((found = CANT_MOVE.exec(line)) && state.view) {
+    const view = state.view;
+    turnTo(found[1] === "You" || found[1] === view.player ? -1 : 1);
+  } else if (line === TO_ROLL) {
+    turnTo(1);
   }
   if (line === "") return;
-  $("message").textContent = line;
-  log(line, line.startsWith("** ") ? "error" : "game");
+  const kind = kindOf(line, where);
+  if (kind === "game") {
+    if (DICE.test(line)) sound("dice");
+    else if (MOVES.test(line)) sound("move");
+    $("message").textContent = line;
+    log(line, "game", "game-log");
+  } else if (kind === "error") {
+    const inGame = state.lastFrom === "game" && document.body.dataset.state !== "lobby";
+    log(line, "error", inGame ? "game-log" : "log");
+    if (state.view && !state.play && toMove(state.view)) {
+      beginPlay(state.view); // the server refused the play: the player makes it again
+      renderBoard();
+    }
+  } else {
+    log(line, "notice");
+  }
   renderControls();
+}
+
+// -- the settings this client needs on its own connection ------------------------------
+
+// Toggles the page cannot work without, by field of the CLIP 2 line (after the name),
+// each with the line that confirms it is on.
+const NEEDED = {
+  autoboard: [2, "** The board will be refreshed after every move."],
+  moreboards: [11, "** Will send rawboards after rolling."],
+  notify: [13, "** You'll be notified when new users log in."],
+};
+
+// Sends `command`, keeps `undo` for the logout and hides the confirmation `quiet`.
+function force(command, undo, quiet) {
+  state.quiet.add(quiet);
+  state.restore.push(undo);
+  send(command);
+}
+
+// From the CLIP 2 line: turns on what is off; asks for the boardstyle (3 is needed).
+function forceSettings(words) {
+  state.restore = [];
+  for (const [name, [field, confirmation]] of Object.entries(NEEDED)) {
+    if (words[field] === "0") force(`toggle ${name}`, `toggle ${name}`, confirmation);
+  }
+  state.settingUp = true;
+  send("set boardstyle");
+  send("show saved");
+}
+
+// -- saved matches and the archive, asked for by the page -------------------------------
+
+// `show saved`: its lines fill the lobby's list instead of the chat.
+function savedLine(line) {
+  const found = SAVED_ROW.exec(line);
+  if (line === "no saved games.") {
+    state.saved.clear();
+    renderWho();
+    const asked = state.savedAsked; // by the button: say so in the chat
+    state.savedAsked = false;
+    return !asked;
+  }
+  if (line === SAVED_HEADER) {
+    state.saved.clear();
+    state.savedAsked = false;
+  } else if (found) {
+    state.saved.set(found[2], { length: found[3], score: `${found[4]}-${found[5]}`,
+                                online: found[1] !== "  " });
+  } else return false;
+  renderWho();
+  return true;
+}
+
+// The number of the match just finished, from the first row of `archive`: a link to
+// its replay on the web face.
+function askArchive() {
+  const view = state.view;
+  if (!view) return;
+  state.archiveQuery = true;
+  send(view.player === "You" ? "archive" : `archive ${view.player}`);
+}
+
+function archiveLine(line) {
+  const found = ARCHIVE.exec(line);
+  if (!state.archiveQuery || !found) {
+    state.archiveQuery = false;
+    return false;
+  }
+  if (found[1] && state.archiveQuery !== "rest") { // the newest is the one
+    $("replay").href = `/matches/${found[1]}`;
+    $("replay").hidden = document.body.dataset.state === "playing";
+    state.archiveQuery = "rest"; // the other rows are not shown either
+  }
+  return true;
+}
+
+// Gives the account back what `forceSettings` changed (a telnet user's boardstyle 2),
+// then says goodbye.
+function logOut() {
+  for (const command of state.restore) send(command);
+  state.restore = [];
+  send("bye");
 }
 
 function onBoard(line) {
   const view = parseBoard(line);
   if (!view) return;
+  const [before, moved] = [state.view, state.moved];
+  state.moved = null;
+  if (before && moved && !state.animating && before.player === view.player) {
+    state.animating = true; // the new board is drawn when the move has been shown
+    animateMove($("board"), before, moved.name === before.player ? 1 : -1, moved.words)
+      .finally(() => {
+        state.animating = false;
+        renderBoard();
+      });
+  }
   state.view = view;
   state.play = null;
-  const mine = view.player === "You";
-  if (mine && view.turn === view.colour && view.playerDice[0] && !view.wasDoubled) {
-    const rolled = diceOf(view.playerDice[0], view.playerDice[1]);
-    state.play = { steps: [], mine: view.mine, theirs: view.theirs, dice: rolled, rolled,
-                   selected: null };
+  if (toMove(view)) {
+    beginPlay(view);
+    const forced = state.serverMoves ? null
+      : forcedPlay(view.mine, view.theirs, view.playerDice[0], view.playerDice[1]);
+    // One play only: made for the player (still to confirm if he asked for that).
+    for (const s of forced || []) if (state.play) step(s.from, s.to, s.die);
   }
   if (view.turn !== 0) state.betweenGames = false;
   else {
@@ -203,7 +378,46 @@ function onBoard(line) {
   renderBoard();
 }
 
+// The final score from "You win the 3 point match 3-1 ." (no board line follows it).
+function matchScore(found) {
+  const view = state.view;
+  if (!found || !view) return;
+  const [winner, loser] = [Number(found[2]), Number(found[3])];
+  const bottomWon = !found[1] || found[1] === view.player;
+  view.playerScore = bottomWon ? winner : loser;
+  view.opponentScore = bottomWon ? loser : winner;
+  turnTo(0);
+}
+
 // -- the board and its moves ---------------------------------------------------------
+
+// Our turn, dice rolled: a play to make.
+function toMove(view) {
+  return view.player === "You" && view.turn === view.colour && !!view.playerDice[0]
+    && !view.wasDoubled;
+}
+
+// A fresh play from the board: `dice` still to play is a copy, `rolled` stays whole
+// (Undo and the larger-die rule need the whole roll).
+function beginPlay(view) {
+  const rolled = diceOf(view.playerDice[0], view.playerDice[1]);
+  state.play = { steps: [], mine: view.mine, theirs: view.theirs, dice: rolled.slice(), rolled,
+                 selected: null };
+}
+
+// The turn passes without a board line ("bob can't move.", "It's your turn to roll or
+// double."): `side` (1 = the player at the bottom, -1 = the other, 0 = the game is over)
+// is now on roll.
+function turnTo(side) {
+  const view = state.view;
+  if (!view) return;
+  view.turn = side * view.colour;
+  view.playerDice = [0, 0];
+  view.opponentDice = [0, 0];
+  view.wasDoubled = false;
+  state.play = null;
+  renderBoard();
+}
 
 function options() {
   const play = state.play;
@@ -215,6 +429,10 @@ function renderBoard() {
   const view = state.view;
   $("table").hidden = !view;
   if (!view) return;
+  if (state.animating) {
+    renderControls();
+    return;
+  }
   const play = state.play;
   const ui = {};
   if (play) {
@@ -222,11 +440,13 @@ function renderBoard() {
     ui.mine = play.mine;
     ui.theirs = play.theirs;
     ui.dice = play.dice;
+    ui.rolled = play.rolled;
     ui.movable = new Set(steps.map((s) => s.from));
     ui.selected = play.selected;
     ui.dests = new Set(steps.filter((s) => s.from === play.selected).map((s) => s.to));
   }
   drawBoard($("board"), view, ui);
+  $("board").classList.toggle("moving", !!play);
   const me = view.player === "You" ? state.me : view.player;
   const rating = (name) => {
     const entry = state.who.get(name);
@@ -245,7 +465,17 @@ function renderBoard() {
   else if (view.turn !== 0) turn = `${view.opponent}'s turn`;
   $("turn").textContent = turn;
   $("last-move").textContent = state.lastMove;
+  if ($("reader").checked) readPosition(view, ui, me, turn);
   renderControls();
+}
+
+// The screen-reader mode: the position, the dice and whose turn, as one live text.
+function readPosition(view, ui, me, turn) {
+  const dice = view.playerDice[0] ? view.playerDice : view.opponentDice;
+  const left = ui.dice && ui.dice.length ? `, to play ${ui.dice.join(", ")}` : "";
+  const rolled = dice[0] ? ` Dice ${dice[0]} and ${dice[1]}${left}.` : "";
+  const text = `${describe(view, ui, [me, view.opponent])}${rolled}${turn ? ` ${turn}.` : ""}`;
+  if ($("position-text").textContent !== text) $("position-text").textContent = text;
 }
 
 function clickPoint(k) {
@@ -255,16 +485,7 @@ function clickPoint(k) {
   if (play.selected !== null) {
     const here = steps.filter((s) => s.from === play.selected && s.to === k);
     if (here.length) {
-      const die = Math.min(...here.map((s) => s.die));
-      [play.mine, play.theirs] = apply(play.mine, play.theirs, [play.selected, k]);
-      play.dice.splice(play.dice.indexOf(die), 1);
-      play.steps.push([play.selected, k]);
-      play.selected = null;
-      if (!options().length) {
-        sendMove();
-        return;
-      }
-      renderBoard();
+      if (!step(play.selected, k, Math.min(...here.map((s) => s.die)))) renderBoard();
       return;
     }
   }
@@ -274,22 +495,33 @@ function clickPoint(k) {
   if (dest) dest.focus();
 }
 
+// One checker moved by `die`. The last step sends the play, unless moves wait for
+// Confirm; returns whether it was sent.
+function step(from, to, die) {
+  const play = state.play;
+  [play.mine, play.theirs] = apply(play.mine, play.theirs, [from, to]);
+  play.dice.splice(play.dice.indexOf(die), 1);
+  play.steps.push([from, to]);
+  play.selected = null;
+  if (options().length || $("confirm-moves").checked) return false;
+  sendMove();
+  return true;
+}
+
 function sendMove() {
   const play = state.play;
   const colour = state.view.colour;
   const words = play.steps.map(([from, to]) => `${absoluteText(from, colour)}-${absoluteText(to, colour)}`);
-  send(`move ${words.join(" ")}`);
+  act(`move ${words.join(" ")}`);
   state.play = null;
   state.lastMove = `You moved ${words.join(" ")}`;
+  sound("move");
   renderBoard();
 }
 
 function undo() {
-  const view = state.view;
-  if (!state.play || !view) return;
-  const rolled = state.play.rolled;
-  state.play = { steps: [], mine: view.mine, theirs: view.theirs, dice: rolled.slice(), rolled,
-                 selected: null };
+  if (!state.play || !state.view) return;
+  beginPlay(state.view);
   renderBoard();
 }
 
@@ -305,11 +537,70 @@ function renderControls() {
   $("double").disabled = !(toRoll && view.playerMayDouble && view.matchLength !== 1);
   $("accept").disabled = !answer;
   $("reject").disabled = !answer;
-  $("undo").disabled = !(state.play && state.play.steps.length);
+  const moved = !!state.play && state.play.steps.length > 0;
+  $("undo").disabled = !moved;
+  $("confirm").hidden = !$("confirm-moves").checked;
+  $("confirm").disabled = !(moved && !options().length);
+  $("rematch").hidden = !(state.matchOver && view && view.player === "You"
+                          && document.body.dataset.state === "match-over");
   $("resign").disabled = !playing || view.turn === 0;
   $("join-next").hidden = !state.betweenGames;
   $("unwatch").hidden = !(view && view.player !== "You" && document.body.dataset.state === "watching");
-  document.body.dataset.turn = playing && view.turn === view.colour ? "mine" : "";
+  const mine = playing && (toRoll || answer || !!state.play);
+  if (mine && document.body.dataset.turn !== "mine") {
+    sound("turn");
+    notifyTurn();
+  }
+  document.body.dataset.turn = mine ? "mine" : "";
+  document.title = mine ? `Your turn · ${TITLE}` : TITLE;
+}
+
+// A desktop notification when the turn becomes yours while the tab is hidden (asked for
+// under Settings; the browser asks the player's permission once).
+function notifyTurn() {
+  if (!$("notify").checked || !document.hidden || !("Notification" in window)
+      || Notification.permission !== "granted") return;
+  const note = new Notification("fibsd: your turn", { body: $("message").textContent,
+                                                     tag: "fibsd-turn" });
+  note.onclick = () => {
+    window.focus();
+    note.close();
+  };
+  document.body.dataset.notified = String(Number(document.body.dataset.notified || 0) + 1);
+}
+
+// The screen-reader mode: the position read out after every change, and the chat box
+// takes commands in words ("roll", "move 8-5 6-5") by default.
+function readerMode() {
+  const on = $("reader").checked;
+  $("position-text").hidden = !on;
+  $("position-text").textContent = "";
+  if (on) {
+    $("chat-mode").value = "command";
+    $("chat-to").hidden = true;
+    renderBoard();
+  }
+}
+
+function wantNotifications() {
+  const box = $("notify");
+  localStorage.setItem(NOTIFY_KEY, box.checked ? "1" : "0");
+  if (!box.checked || !("Notification" in window)) return;
+  Notification.requestPermission().then((answer) => {
+    if (answer !== "granted") {
+      box.checked = false;
+      localStorage.setItem(NOTIFY_KEY, "0");
+    }
+  });
+}
+
+// The same match again: ready first if need be (the end of a match leaves you as you were).
+function rematch() {
+  const view = state.view;
+  const me = state.who.get(state.me);
+  if (me && !me.ready) act("toggle ready");
+  act(`invite ${view.opponent} ${view.matchLength === 9999 ? "unlimited" : view.matchLength}`);
+  $("rematch").hidden = true;
 }
 
 // -- who is online, invitations ---------------------------------------------------------
@@ -330,60 +621,137 @@ function button(text, onClick, cls) {
   return b;
 }
 
-function renderWho() {
-  const body = $("who-rows");
-  body.replaceChildren();
-  const names = [...state.who.keys()].sort((a, b) => a.localeCompare(b));
-  for (const name of names) {
-    const entry = state.who.get(name);
-    const row = document.createElement("tr");
-    row.dataset.name = name;
-    for (const text of [name, entry.rating.toFixed(2), String(entry.experience), status(entry)]) {
-      const cell = document.createElement("td");
-      cell.textContent = text;
-      row.appendChild(cell);
-    }
-    const actions = document.createElement("td");
-    if (name !== state.me) {
-      if (entry.opponent === "-") {
-        actions.append(button("Invite", () => send(`invite ${name} ${$("length").value}`), "invite"));
-        actions.append(button("Resume", () => send(`invite ${name}`), "resume"));
-      } else {
-        actions.append(button("Watch", () => send(`watch ${name}`), "watch"));
-      }
-      actions.append(button("Tell", () => {
+// The who list is updated in place: a row and its buttons stay the same elements while
+// their player is online, so a click never lands on a row redrawn under the pointer.
+function whoRow(name) {
+  const row = document.createElement("tr");
+  row.dataset.name = name;
+  for (let i = 0; i < 4; i++) row.appendChild(document.createElement("td"));
+  const actions = document.createElement("td");
+  if (name !== state.me) {
+    actions.append(
+      button("Invite", () => act(`invite ${name} ${$("length").value}`), "invite"),
+      button("Resume", () => act(`invite ${name}`), "resume"),
+      button("Watch", () => act(`watch ${name}`), "watch"),
+      button("Tell", () => {
         $("chat-mode").value = "tell";
         $("chat-to").value = name;
         $("chat-to").hidden = false;
         $("chat-text").focus();
       }, "tell"));
+  }
+  row.appendChild(actions);
+  return row;
+}
+
+function renderWho() {
+  const body = $("who-rows");
+  const rows = new Map([...body.children].map((row) => [row.dataset.name, row]));
+  for (const [name, row] of rows) if (!state.who.has(name)) row.remove();
+  const names = [...state.who.keys()].sort((a, b) => a.localeCompare(b));
+  let previous = null;
+  for (const name of names) {
+    const entry = state.who.get(name);
+    let row = rows.get(name);
+    if (!row) {
+      row = whoRow(name);
+      if (previous) previous.after(row);
+      else body.prepend(row);
     }
-    row.appendChild(actions);
-    body.appendChild(row);
+    previous = row;
+    const texts = [name, entry.rating.toFixed(2), String(entry.experience), status(entry)];
+    texts.forEach((text, i) => {
+      if (row.cells[i].textContent !== text) row.cells[i].textContent = text;
+    });
+    const playing = entry.opponent !== "-";
+    for (const b of row.querySelectorAll(".invite")) b.hidden = playing;
+    for (const b of row.querySelectorAll(".resume")) b.hidden = playing || !state.saved.has(name);
+    for (const b of row.querySelectorAll(".watch")) b.hidden = !playing;
   }
   const me = state.who.get(state.me);
   if (me) $("ready").checked = me.ready;
+  renderMatches();
+  renderSaved();
   const list = $("invitations");
-  list.replaceChildren();
+  for (const item of [...list.children]) {
+    if (state.invitations.get(item.dataset.name) !== item.dataset.what) item.remove();
+  }
   for (const [name, what] of state.invitations) {
+    if (list.querySelector(`li[data-name="${name}"]`)) continue;
     const item = document.createElement("li");
     item.dataset.name = name;
-    item.append(`${name} wants to ${what}. `);
-    item.append(button("Join", () => send(`join ${name}`), "join"));
+    item.dataset.what = what;
+    const terms = document.createElement("span");
+    terms.textContent = `${name} wants to ${what}. `;
+    item.append(terms, button("Join", () => act(`join ${name}`), "join"),
+                button("Decline", () => decline(name), "decline"));
     list.appendChild(item);
   }
   $("invitations-box").hidden = state.invitations.size === 0;
 }
 
+// Keeps the items of `list` keyed by `data-key` in step with `wanted` (key -> [text,
+// buttons]); items whose text is unchanged stay the same elements.
+function keyedList(list, wanted) {
+  for (const item of [...list.children]) {
+    const want = wanted.get(item.dataset.key);
+    if (!want || item.firstChild.textContent !== want[0]) item.remove();
+  }
+  for (const [key, [text, buttons]] of wanted) {
+    if ([...list.children].some((item) => item.dataset.key === key)) continue;
+    const item = document.createElement("li");
+    item.dataset.key = key;
+    const label = document.createElement("span");
+    label.textContent = text;
+    item.append(label, ...buttons());
+    list.appendChild(item);
+  }
+  return wanted.size;
+}
+
+// Running matches from the who list: one item a pair, with Watch.
+function renderMatches() {
+  const wanted = new Map();
+  for (const [name, entry] of state.who) {
+    const other = state.who.get(entry.opponent);
+    if (!other || other.opponent !== name || name > entry.opponent) continue;
+    if (name === state.me || entry.opponent === state.me) continue; // your own match
+    wanted.set(`${name}-${entry.opponent}`, [`${name} – ${entry.opponent} `,
+      () => [button("Watch", () => act(`watch ${name}`), "watch")]]);
+  }
+  $("matches-box").hidden = !keyedList($("matches"), wanted);
+}
+
+function renderSaved() {
+  const wanted = new Map();
+  for (const [name, match] of state.saved) {
+    const length = match.length === "unlimited" ? "unlimited" : `${match.length} point match`;
+    const text = `${name}, ${length}, ${match.score}${match.online ? "" : " (not online)"} `;
+    wanted.set(name, [text, () => {
+      const resume = button("Resume", () => act(`invite ${name}`), "resume");
+      resume.disabled = !match.online;
+      return [resume];
+    }]);
+  }
+  $("saved-box").hidden = !keyedList($("saved-list"), wanted);
+}
+
+// FIBS has no refusal: the invitation leaves the list and its sender is told in a tell.
+function decline(name) {
+  state.invitations.delete(name);
+  act(`tell ${name} No, thank you: I decline your invitation.`);
+  renderWho();
+}
+
 // -- chat and the log -----------------------------------------------------------------
 
-function log(text, cls) {
-  const list = $("log");
+function log(text, cls, where = "log") {
+  const list = $(where);
   const item = document.createElement("li");
   item.textContent = text;
   item.className = cls || "";
   list.appendChild(item);
-  while (list.children.length > 500) list.removeChild(list.firstChild);
+  while (list.children.length > (where === "log" ? 500 : 100)) list.removeChild(list.firstChild);
   list.scrollTop = list.scrollHeight;
 }
 
@@ -392,6 +760,7 @@ function doChat(event) {
   const text = $("chat-text").value.trim();
   if (!text) return;
   const mode = $("chat-mode").value;
+  state.lastFrom = "chat";
   if (mode === "command") send(text);
   else if (mode === "tell") send(`tell ${$("chat-to").value.trim()} ${text}`);
   else send(`${mode} ${text}`);
@@ -409,9 +778,65 @@ function chatKeys(event) {
   event.preventDefault();
 }
 
+// -- the pointer: tap or click, or drag a checker (mouse, pen, touch) --------------------
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+// Pressing a point chooses it as a click would; if a checker is then picked up, it
+// follows the pointer and is let go over a destination in pointerUp.
+function pointerDown(event) {
+  const point = event.target.closest(".point");
+  if (!point || !state.play || event.button > 0) return;
+  event.preventDefault();
+  clickPoint(Number(point.dataset.point));
+  const from = state.play ? state.play.selected : null;
+  state.drag = from === null ? null : { from, ghost: null, id: event.pointerId };
+}
+
+// The board's own coordinates of a pointer event.
+function boardPoint(event) {
+  const svg = $("board");
+  const at = svg.createSVGPoint();
+  at.x = event.clientX;
+  at.y = event.clientY;
+  return at.matrixTransform(svg.getScreenCTM().inverse());
+}
+
+function pointerMove(event) {
+  const drag = state.drag;
+  if (!drag || event.pointerId !== drag.id) return;
+  if (!drag.ghost) {
+    drag.ghost = document.createElementNS(SVG_NS, "circle");
+    drag.ghost.setAttribute("r", "17");
+    drag.ghost.setAttribute("class", `checker ghost ${state.view.colour === 1 ? "o" : "x"}`);
+    $("board").appendChild(drag.ghost);
+  }
+  if (!drag.ghost.isConnected) $("board").appendChild(drag.ghost); // the board was redrawn
+  const at = boardPoint(event);
+  drag.ghost.setAttribute("cx", String(at.x));
+  drag.ghost.setAttribute("cy", String(at.y));
+}
+
+function pointerUp(event) {
+  const drag = state.drag;
+  if (!drag || event.pointerId !== drag.id) return;
+  dropGhost();
+  const under = document.elementFromPoint(event.clientX, event.clientY);
+  const point = under && under.closest("#board .point");
+  const to = point ? Number(point.dataset.point) : null;
+  if (to === null || to === drag.from || !state.play || state.play.selected !== drag.from) return;
+  if (options().some((s) => s.from === drag.from && s.to === to)) clickPoint(to);
+}
+
+function dropGhost() {
+  if (state.drag && state.drag.ghost) state.drag.ghost.remove();
+  state.drag = null;
+}
+
 // -- keyboard ----------------------------------------------------------------------------
 
-const KEYS = { r: "roll", d: "double", a: "accept", x: "reject", u: "undo", j: "join-next" };
+const KEYS = { r: "roll", d: "double", a: "accept", x: "reject", u: "undo", c: "confirm",
+               j: "join-next" };
 
 function keys(event) {
   const target = event.target;
@@ -435,32 +860,68 @@ function keys(event) {
 
 function start() {
   $("login-form").addEventListener("submit", doLogin);
-  $("logout").addEventListener("click", () => send("bye"));
+  $("in-clear").hidden = !sendsInClear(location.protocol, location.hostname);
+  $("logout").addEventListener("click", logOut);
+  // Leaving the page logs out (a page kept for the Back button would keep the session).
+  window.addEventListener("pagehide", logOut);
+  $("board").addEventListener("pointerdown", pointerDown);
+  window.addEventListener("pointermove", pointerMove);
+  window.addEventListener("pointerup", pointerUp);
+  window.addEventListener("pointercancel", dropGhost);
   $("board").addEventListener("click", (event) => {
-    const point = event.target.closest(".point");
+    // A click a pointer made was handled at pointerdown; this one is a screen reader's.
+    const point = event.detail === 0 && event.target.closest(".point");
     if (point) clickPoint(Number(point.dataset.point));
   });
-  $("roll").addEventListener("click", () => send("roll"));
-  $("double").addEventListener("click", () => send("double"));
+  $("roll").addEventListener("click", () => act("roll"));
+  $("double").addEventListener("click", () => act("double"));
   $("accept").addEventListener("click", () => {
-    send("accept");
+    act("accept");
   });
   $("reject").addEventListener("click", () => {
-    send("reject");
+    act("reject");
   });
   $("undo").addEventListener("click", undo);
-  $("resign").addEventListener("click", () => send(`resign ${$("resign-kind").value}`));
+  $("confirm").addEventListener("click", () => {
+    if (state.play && state.play.steps.length && !options().length) sendMove();
+  });
+  $("rematch").addEventListener("click", rematch);
+  $("reader").checked = localStorage.getItem(READER_KEY) === "1";
+  $("reader").addEventListener("change", () => {
+    localStorage.setItem(READER_KEY, $("reader").checked ? "1" : "0");
+    readerMode();
+  });
+  readerMode();
+  $("notify").checked = localStorage.getItem(NOTIFY_KEY) === "1"
+    && "Notification" in window && Notification.permission === "granted";
+  $("notify").addEventListener("change", wantNotifications);
+  $("speed").value = speedName();
+  $("speed").addEventListener("change", () => setSpeed($("speed").value));
+  for (const kind of KINDS) {
+    const box = $(`sound-${kind}`);
+    box.checked = isOn(kind);
+    box.addEventListener("change", () => setOn(kind, box.checked));
+  }
+  $("confirm-moves").checked = localStorage.getItem(CONFIRM_KEY) === "1";
+  $("confirm-moves").addEventListener("change", () => {
+    localStorage.setItem(CONFIRM_KEY, $("confirm-moves").checked ? "1" : "0");
+    renderControls();
+  });
+  $("resign").addEventListener("click", () => act(`resign ${$("resign-kind").value}`));
   $("join-next").addEventListener("click", () => {
-    send("join");
+    act("join");
     state.betweenGames = false;
     renderControls();
   });
   $("unwatch").addEventListener("click", () => {
-    send("unwatch");
+    act("unwatch");
     document.body.dataset.state = "lobby";
   });
   $("ready").addEventListener("change", () => send("toggle ready"));
-  $("saved").addEventListener("click", () => send("show saved"));
+  $("saved").addEventListener("click", () => {
+    state.savedAsked = true;
+    send("show saved");
+  });
   $("chat-form").addEventListener("submit", doChat);
   $("chat-text").addEventListener("keydown", chatKeys);
   $("chat-mode").addEventListener("change", () => {
@@ -468,6 +929,7 @@ function start() {
   });
   document.addEventListener("keydown", keys);
   document.body.dataset.state = "login";
+  performance.mark("ready"); // benchmarks/play_load.py: the page is usable from here
 }
 
 start();

@@ -135,3 +135,18 @@ export function legalResults(mine, theirs, d1, d2) {
   walk(mine, theirs, rolled);
   return [...results.values()];
 }
+
+// The play of a roll that allows only one (a single position reachable), as its single
+// moves [{from, to, die}] in order, for the client to make by itself; else null.
+export function forcedPlay(mine, theirs, d1, d2) {
+  if (legalResults(mine, theirs, d1, d2).length !== 1) return null;
+  const rolled = diceOf(d1, d2);
+  let [m, t, dice] = [mine, theirs, rolled];
+  const steps = [];
+  for (let next = nextSteps(m, t, dice, rolled); next.length; next = nextSteps(m, t, dice, rolled)) {
+    [m, t] = apply(m, t, [next[0].from, next[0].to]);
+    dice = without(dice, next[0].die);
+    steps.push(next[0]);
+  }
+  return steps;
+}
