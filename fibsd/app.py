@@ -9,12 +9,13 @@ thread finish what is queued and closes the store.
 from __future__ import annotations
 
 import resource
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from twisted.application.service import MultiService
 from twisted.internet.defer import Deferred, maybeDeferred
-from twisted.internet.endpoints import TCP4ServerEndpoint, TCP6ServerEndpoint
+from twisted.internet.endpoints import SSL4ServerEndpoint, TCP4ServerEndpoint, TCP6ServerEndpoint
 from twisted.internet.error import CannotListenError
 from twisted.internet.interfaces import IListeningPort, IProtocolFactory, IReactorTime
 from twisted.logger import Logger
@@ -29,12 +30,14 @@ from fibsd.server.dbthread import DatabaseThread
 from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
 from fibsd.server.lobby_view import LobbyView
+from fibsd.server.match import database_down
 from fibsd.server.protocol import FibsFactory
 from fibsd.server.ports import GameSockets
 from fibsd.server.proxy_header import ProxyHeaderFactory
 from fibsd.server.session import PasswordHasher, Services
+from fibsd.server.tls import TlsError, TlsFiles
 from fibsd.server.websocket import logged_in, websocket_resource
-from fibsd.store.opening import open_store, shown
+from fibsd.store.opening import Timeouts, open_store, shown
 from fibsd.web.gate import WebGate
 from fibsd.web.metrics import Metrics
 from fibsd.web.pages import make_site
@@ -102,17 +105,28 @@ class FibsService(MultiService):
             reactor = global_reactor
         self.reactor = reactor
         self.settings = settings
-        self.db = DatabaseThread(open_store(settings.database), reactor)
+        db = settings.db
+        timeouts = Timeouts(db.connect_timeout, db.statement_timeout_ms, db.keepalives_idle,
+                            db.keepalives_interval, db.keepalives_count)
+        self.db = DatabaseThread(open_store(settings.database, timeouts), reactor,
+                                 stall_ms=db.stall_ms, retry_max_ms=db.retry_max_ms,
+                                 statement_timeout_ms=db.statement_timeout_ms)
         self.db.setServiceParent(self)
         self.shared = build_services(settings, self.db, Argon2Passwords(settings.passwords),
                                        reactor)
         self.shared.stop = reactor.stop  # `admin shutdown`; the stop triggers stopService
+        self.db.on_down(partial(database_down, self.shared.lobby))  # matches say they wait
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
         self.sockets = GameSockets(self.factory, self.shared.refusals)
         self.port: IListeningPort | None = None
         self.listening: Deferred[IListeningPort] = Deferred()
         self.tls_port: IListeningPort | None = None
         self.tls_listening: Deferred[IListeningPort] = Deferred()  # fires only with [tls]
+        # Fires only with [web] tls: the HTTPS port, or None when it cannot be opened
+        # (a certificate that cannot be read fails ``listening`` instead).
+        self.web_tls_listening: Deferred[IListeningPort | None] = Deferred()
+        self.web_tls_port: IListeningPort | None = None
+        self.web_tls_files: TlsFiles | None = None  # its certificate, read at start
         self.collector = ScheduledCollection(reactor, settings.gc_interval)
         self.abandonment = AbandonmentCheck(self.shared)
         # The web face: read-only views of the lobby and the store (fibsd/web/).
@@ -144,9 +158,16 @@ class FibsService(MultiService):
         passwords.warm_up().addErrback(
             lambda failure: log.failure("argon2 could not be loaded", failure))
         self.metrics.start()
+        # The web face's certificate is read first: without it nothing listens.
+        if self.settings.web.tls:
+            self.web_tls_files = self._web_certificate()
+            if self.web_tls_files is None:
+                return
         d = self._endpoint(self.settings.port).listen(self._listener(self.factory))
         if self.settings.web_port:
             d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_web(port)))
+        if self.web_tls_files is not None:
+            d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_https(port)))
         d.addCallback(self._listening)
         d.addErrback(self._cannot_listen)
         if self.settings.tls.enabled:
@@ -180,6 +201,17 @@ class FibsService(MultiService):
             self._listener(TLSMemoryBIOFactory(options, False, self.factory)))
         d.addCallback(self._listening_tls)
         d.addErrback(self._cannot_listen_tls)
+
+    def _web_certificate(self) -> TlsFiles | None:
+        """``[tls]``'s certificate and key for the HTTPS port, or None when they cannot
+        be used: then one line says why, ``listening`` fails and the server stops."""
+        try:
+            return TlsFiles(self.settings.tls)
+        except TlsError as error:
+            log.error("fibsd cannot start: {error}", error=str(error))
+            self.listening.errback(Failure(error))
+            self.reactor.callWhenRunning(self.reactor.stop)
+            return None
 
     def _listening_tls(self, port: IListeningPort) -> None:
         self.tls_port = port
@@ -223,18 +255,37 @@ class FibsService(MultiService):
         """The web face on ``web_port`` (after the game port, which then is ``port``); a
         web port that cannot be opened is logged, and the server runs without it."""
         self.port = port
+        self.web_port = await self._open_web(
+            self._endpoint(self.settings.web_port, self.settings.web.interface), "")
+        return port
+
+    async def _listen_https(self, port: IListeningPort) -> IListeningPort:
+        """The web face over TLS on ``[web] tls_port``: the same gate (and so the same
+        caps, shared with the plain web port) around the same site.  The reactor's own
+        TLS transport sits below the gate: the caps refuse a connection before its
+        handshake, and the requests it carries know they are secure (``isSecure``)."""
+        self.port = port
+        web = self.settings.web
+        endpoint = SSL4ServerEndpoint(
+            self.reactor, web.tls_port, self.web_tls_files,
+            backlog=self.settings.limits.listen_backlog,
+            interface=web.interface or self.settings.interface)
+        self.web_tls_port = await self._open_web(endpoint, "with TLS ")
+        self.web_tls_listening.callback(self.web_tls_port)
+        return port
+
+    async def _open_web(self, endpoint: Any, how: str) -> IListeningPort | None:
         try:
-            self.web_port = await self._endpoint(
-                self.settings.web_port, self.settings.web.interface).listen(self.web_gate)
+            listening: IListeningPort = await endpoint.listen(self.web_gate)
         except CannotListenError as error:
             # The game matters more than its web face: it goes on without one.
             log.error("fibsd web face cannot start: {error}", error=str(error), event="error")
-            return port
-        address = self.web_port.getHost()
-        log.info("fibsd web face on {interface} port {port}",
+            return None
+        address = listening.getHost()
+        log.info("fibsd web face " + how + "on {interface} port {port}",
                  interface=getattr(address, "host", self.settings.interface),
-                 port=getattr(address, "port", self.settings.web_port))
-        return port
+                 port=getattr(address, "port", "?"))
+        return listening
 
     def _listening(self, port: IListeningPort) -> None:
         self.port = port
@@ -261,8 +312,9 @@ class FibsService(MultiService):
 
     async def _stop(self) -> None:
         self.abandonment.stop()
-        if self.web_port is not None:
-            await maybeDeferred(self.web_port.stopListening)
+        for web_port in (self.web_port, self.web_tls_port):
+            if web_port is not None:
+                await maybeDeferred(web_port.stopListening)
         self.web.live.close_all()
         self.metrics.stop()
         if self.port is not None:

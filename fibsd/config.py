@@ -167,6 +167,9 @@ class Web:
     max_body: int = checked(1024, between(0))
     live_per_address: int = checked(4, between(1))
     metrics_from: tuple[str, ...] = checked(("127.0.0.1", "::1"), networks)
+    # HTTPS (and WSS) on a port of its own, with ``[tls]``'s certificate and key.
+    tls: bool = False
+    tls_port: int = checked(8443, between(0, 65535))
 
 
 @dataclass(frozen=True)
@@ -232,6 +235,21 @@ class FairPlay:
     claim_after: int = checked(0, between(0))
 
 
+@dataclass(frozen=True)
+class Db:
+    """Waiting for the database (``fibsd.server.dbthread``, docs/deployment.md): when a
+    call counts as hung, how often a database that is down is asked again, and
+    PostgreSQL's connect and statement timeouts and TCP keepalives."""
+
+    stall_ms: int = checked(2000, between(100, 60000))
+    retry_max_ms: int = checked(2000, between(100, 600000))
+    connect_timeout: int = checked(5, between(2, 3600))
+    statement_timeout_ms: int = checked(5000, between(100, 3600000))
+    keepalives_idle: int = checked(10, between(1, 7200))
+    keepalives_interval: int = checked(5, between(1, 3600))
+    keepalives_count: int = checked(3, between(1, 100))
+
+
 def redis_url(value: str) -> str | None:
     if value and not value.startswith(("redis://", "unix://")):
         return f"must be empty (no cluster) or a redis:// URL, not {value!r}"
@@ -275,6 +293,7 @@ class Settings:
     archive: Archive = field(default_factory=Archive)
     fair: FairPlay = field(default_factory=FairPlay)
     cluster: Cluster = field(default_factory=Cluster)
+    db: Db = field(default_factory=Db)
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:

@@ -68,3 +68,13 @@ def redis_server() -> Iterator["RedisServer"]:
 def redis_url(redis_server: "RedisServer") -> str:
     """The ``--cluster`` URL of a private Redis server."""
     return redis_server.url
+
+
+@pytest.fixture(autouse=True)
+def _fresh_failure_log() -> Iterator[None]:
+    """Each test starts with the once-a-minute limit of ``write_failed`` lines unused
+    (``fibsd.server.dbthread``): it is per process, and a test expects its own lines."""
+    from fibsd.server import dbthread
+
+    dbthread._FAILURES.clear()  # noqa: SLF001
+    yield

@@ -15,6 +15,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -59,6 +60,7 @@ class PostgresServer:
     user: str
     run_as: dict[str, Any] = field(default_factory=dict)
     databases: int = 0
+    durable: bool = False
 
     @classmethod
     def start(cls, durable: bool = False) -> PostgresServer:
@@ -70,16 +72,11 @@ class PostgresServer:
         if run_as:
             os.chown(directory, run_as["user"], run_as["group"])
         user = pwd.getpwuid(run_as.get("user", os.getuid())).pw_name
-        server = cls(directory, binaries, user, run_as)
+        server = cls(directory, binaries, user, run_as, durable=durable)
         try:
             server._run("initdb", "-D", str(directory / "data"), "-U", user,
                         "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync")
-            server._run("pg_ctl", "-D", str(directory / "data"), "-l",
-                        str(directory / "server.log"), "-w", "-t", "60", "-o",
-                        f"-c listen_addresses='' -c unix_socket_directories='{directory}'"
-                        + ("" if durable else " -c fsync=off -c synchronous_commit=off"
-                           " -c full_page_writes=off"),
-                        "start")
+            server.restart()
         except NoPostgres:
             shutil.rmtree(directory, ignore_errors=True)
             raise
@@ -109,6 +106,51 @@ class PostgresServer:
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {name}")
         return self.url(name)
+
+    def _options(self) -> str:
+        return (f"-c listen_addresses='' -c unix_socket_directories='{self.directory}'"
+                + ("" if self.durable else " -c fsync=off -c synchronous_commit=off"
+                   " -c full_page_writes=off"))
+
+    def halt(self) -> None:
+        """Stop the server at once (``pg_ctl stop -m immediate``: a crash, for the
+        clients), keeping its data for ``restart``."""
+        self._run("pg_ctl", "-D", str(self.directory / "data"), "-m", "immediate", "-w",
+                  "stop")
+
+    def restart(self) -> None:
+        """Start the halted server again on the same data and socket."""
+        self._run("pg_ctl", "-D", str(self.directory / "data"), "-l",
+                  str(self.directory / "server.log"), "-w", "-t", "60", "-o",
+                  self._options(), "start")
+
+    def processes(self) -> list[int]:
+        """The postmaster and every process it started (its backends included)."""
+        postmaster = int((self.directory / "data" / "postmaster.pid").read_text().split()[0])
+        found = [postmaster]
+        for stat_file in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat_file.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == postmaster:
+                found.append(int(stat_file.parent.name))
+        return found
+
+    def freeze(self) -> None:
+        """Hang the server: SIGSTOP to the postmaster and its backends (it accepts
+        connections in the kernel, and answers nothing)."""
+        self._signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, number: int) -> None:
+        for pid in self.processes():
+            try:
+                os.kill(pid, number)
+            except ProcessLookupError:  # a backend that ended meanwhile
+                pass
 
     def stop(self) -> None:
         try:

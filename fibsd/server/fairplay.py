@@ -49,7 +49,7 @@ def _offer_and_tell(lobby: Lobby, user: OnlineUser) -> None:
         if notices and lobby.find(user.name) is user:
             user.session.notify(*notices)
 
-    db.take_notices(user.name).addCallback(tell)
+    unattended(db.take_notices(user.name).addCallback(tell), "take_notices")
 
 
 class AbandonmentCheck:
@@ -75,7 +75,11 @@ class AbandonmentCheck:
             return succeed(None)  # in a cluster, one node checks for all
         now = int(self.services.clock.seconds())
         found = maybeDeferred(self.services.db.due_departures, now - fair.abandon_days * DAY)
-        return found.addCallback(lambda due: gatherResults([self._settle(d) for d in due]))
+        # A failure (the database is down) is logged, and the loop goes on: a failed
+        # call would stop the LoopingCall for good.
+        return unattended(found.addCallback(
+            lambda due: gatherResults([self._settle(d) for d in due], consumeErrors=True)),
+            "abandonment_check")
 
     def _settle(self, departure: Departure) -> Deferred[Any]:
         db = self.services.db

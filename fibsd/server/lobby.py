@@ -66,6 +66,9 @@ class Lobby:
         # The server is shutting down: the matches it saves count against no one.
         self.stopping = False
         self.matches: dict[str, Any] = {}
+        # Matches with a write not yet stored, live or ended (fibsd.server.match): told
+        # when the database goes down; a paused one keeps its pair from a new start.
+        self.writing: set[Any] = set()
         self.invitations: dict[str, Any] = {}
         # Watched player's name -> the users whose ``watching`` names him (insertion
         # ordered); kept by ``OnlineUser.watching``'s setter, pruned at logout.

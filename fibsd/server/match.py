@@ -34,10 +34,23 @@ the process (the operating system holds the written pages); only a power loss ca
 last commits back.  The end of a match records the result, the ratings and the removal of
 the saved row in one transaction, so a rating is never applied twice nor lost half-way.
 
-A write that fails (disk full, read-only database) is logged (event ``write_failed``) and
-the players are told with a ``** `` line; no line claims a save or a rating that did not
-happen: the rating calculation is shown, and the ratings change, only once the result is
-stored.
+A write the database cannot take (``WriteFailed``, ``Unavailable``: a lost, hung or full
+database) pauses the match where its last stored write left it: the lines of the unstored
+action stay held, the players and watchers are told with a ``** `` line that the match
+waits for the database, and commands about the match are answered with that line
+instead of waiting.  The same write (the same record, so the same seeded dice) is tried
+again once the database thread finds the database back (``when_up``; with a backoff of
+its own should the write still fail), and only then are the held lines sent, after a
+line saying the match goes on.  While a match is paused its later writes (a departure's
+save) wait behind the paused one, so none lands before an earlier one it would be
+overwritten by; one stored stores the earlier ones it holds.  So nothing shown is
+ever taken back: a roll is shown only once stored, and a restart during the outage
+resumes from the stored state with the same committed dice sequence, rolling the same
+dice nobody has seen yet.  The end of a match (result and ratings) is shown, and the
+ratings change in memory, only once stored; a retry of the end first checks whether an
+attempt whose answer was lost (a connection cut during COMMIT) stored it already.  A
+write that fails for another reason (a bug, a deleted account) is logged (event
+``write_failed``) and told with the older ``** `` lines, and play goes on.
 """
 
 from __future__ import annotations
@@ -48,8 +61,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from twisted.logger import Logger
 from twisted.internet.defer import Deferred, succeed
+from twisted.internet.task import deferLater
+from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from fibsd.rating import rate_match
@@ -80,8 +94,8 @@ from fibsd.rules.match import Match
 from fibsd.rules.notation import format_fibs_moves, parse_fibs_pairs, to_mover_numbering
 from fibsd.rules.play import OFF_POINT, Play
 from fibsd.rules.record import compact
-from fibsd.server.dbthread import log_write_failed, unattended
-from fibsd.store import Departure, FinishedMatch, SavedMatch
+from fibsd.server.dbthread import OUTAGES, log_write_failed, unattended
+from fibsd.store import Departure, FinishedMatch, SavedMatch, Store
 from fibsd.wire import fair_text
 from fibsd.wire import game_text as text
 from fibsd.wire import listings_text
@@ -106,6 +120,10 @@ UNLIMITED_REDOUBLES = 99  # board field 52 for 'set redoubles unlimited'
 # its own (both players closed out with checkers on the bar would never end).
 MAX_AUTOMATIC_ROLLS = 50
 CLAIM_WARNING = 60  # seconds of warning before the opponent may claim
+# A paused write tried again while the database thread says the database is up (the
+# write itself still fails): seconds before the first new try, doubled up to the last.
+RETRY_FIRST = 0.5
+RETRY_MAX = 30.0
 
 
 def redouble_setting(value: str) -> int | None:
@@ -122,10 +140,42 @@ class _Result:
     finished: FinishedMatch
     new_ratings: dict[str, tuple[float, int]] | None
     printout: list[tuple[OnlineUser, list[str]]]  # rating calculation per recipient
-    before: list[tuple[OnlineUser, float, int]]  # ratings to restore if the write fails
+    after: list[tuple[OnlineUser, float, int]]  # ratings the users get once it is stored
+
+
+@dataclass
+class _Write:
+    """One write of a match not yet stored (``LiveMatch._durably``)."""
+
+    write: Callable[[bool], Deferred[Any]]  # True: a retry
+    what: str
+    stored: Callable[[bool], None]  # True: the command was answered already (a pause)
+    refused: Callable[[Failure], None]
+    answered: Deferred[None]  # the command's: fires once stored, refused or paused
+    settled: Deferred[None]  # fires once stored or refused
+    retry_in: float = RETRY_FIRST
+    started: bool = False  # made (and not failed since, unless it is the first)
+    done: bool = False  # stored (by itself or a later write) or refused
 
 
 Blocks = dict["OnlineUser", list[list[str]]]
+
+
+def _finish_unless_stored(store: Store, finished: FinishedMatch,
+                          new_ratings: dict[str, tuple[float, int]] | None) -> None:
+    """On the database thread: ``record_finished_match`` again, unless an earlier try
+    whose answer was lost stored it (the ratings must not change twice)."""
+    if any(match.record == finished.record and match.finished == finished.finished
+           for match in store.finished_matches(finished.winner)):
+        return
+    store.record_finished_match(finished, new_ratings=new_ratings)
+
+
+def database_down(lobby: Lobby) -> None:
+    """The database thread found the database down: every match with a write under
+    way pauses (``LiveMatch.wait_for_database``) and says so."""
+    for match in list(lobby.writing):
+        match.wait_for_database()
 
 
 def live_match(lobby: Lobby, player: str) -> LiveMatch | None:
@@ -171,6 +221,8 @@ class LiveMatch:
         self._result: _Result | None = None  # set by the end of the match
         self._unsaved = 0  # writes queued whose answer has not come back
         self._waiting: deque[Deferred[None]] = deque()  # see ``when_saved``
+        self._writes: deque[_Write] = deque()  # not yet stored; the first is under way
+        self.paused = False  # a write failed for want of the database: see the docstring
 
     # -- creating and saving ---------------------------------------------------------
 
@@ -276,8 +328,16 @@ class LiveMatch:
         if player not in self.names:
             player = user.watching if user.watching in self.names else self.names[0]
         user.watching = player
+
+        def show(_: object) -> None:
+            if self.paused:  # the state is not stored: the board follows once it is
+                user.session.notify(text.MATCH_WAITS)
+                self.when_saved().addCallback(show)
+            elif user.watching in self.names:
+                user.session.notify(*self.board_lines(user))
+
         # After the writes under way: the board shows nothing that is not yet stored.
-        self.when_saved().addCallback(lambda _: user.session.notify(*self.board_lines(user)))
+        self.when_saved().addCallback(show)
 
     # -- boards ----------------------------------------------------------------------------
 
@@ -398,30 +458,140 @@ class LiveMatch:
             self._send(blocks, actor, after)
             return succeed(None)
         if result is not None:
-            write = db.record_finished_match(result.finished, new_ratings=result.new_ratings)
+            ended = result
+
+            def write(retry: bool) -> Deferred[Any]:
+                if retry:  # an earlier try may have stored it, its answer lost
+                    return db.run(_finish_unless_stored, ended.finished, ended.new_ratings)
+                return db.record_finished_match(ended.finished, new_ratings=ended.new_ratings)
+
             what = "record_finished_match"
         else:
-            write = db.save_match(self._saved())
+            saved = self._saved()
+
+            def write(retry: bool) -> Deferred[Any]:
+                return db.save_match(saved)
+
             what = "save_match"
 
-        def stored(_: object) -> None:
+        def stored(answered: bool) -> None:
             if result is not None:
+                for user, rating, experience in result.after:
+                    user.rating, user.experience = rating, experience
                 for user, printout in result.printout:
                     self._add(blocks, user, printout)
-            self._send(blocks, actor, after)
+            self._send(blocks, None if answered else actor, after)
 
-        def failed(failure: Failure) -> None:
+        def refused(failure: Failure) -> None:
             log_write_failed(failure, what, players=" ".join(self.names))
-            line = text.GAME_NOT_SAVED
-            if result is not None:
-                for user, rating, experience in result.before:
-                    user.rating, user.experience = rating, experience
-                line = text.RESULT_NOT_SAVED
+            line = text.GAME_NOT_SAVED if result is None else text.RESULT_NOT_SAVED
             for player in (0, 1):
                 self._add(blocks, self.user(player), [line])
             self._send(blocks, actor, after)
 
-        return self._written(write.addCallbacks(stored, failed))
+        return self._durably(db, write, what, stored, refused)
+
+    def _durably(self, db: Any, write: Callable[[bool], Deferred[Any]], what: str,
+                 stored: Callable[[bool], None],
+                 refused: Callable[[Failure], None]) -> Deferred[None]:
+        """Make ``write``; ``stored`` sends its lines once it is stored, ``refused`` once
+        it failed for good.  A failure for want of the database pauses the match and
+        tries the same write again (see the module's docstring); while the match is
+        paused, later writes wait for it, so none lands before an earlier one.  Every
+        write holds the whole match, so one stored stores the earlier ones too: they are
+        answered with it, in order, and not tried again.  The Deferred is the command's:
+        it fires once the write is stored or refused, or once the match pauses (the
+        players are told; their sessions go on)."""
+        entry = _Write(write, what, stored, refused, Deferred(), Deferred())
+        self._writes.append(entry)
+        self.lobby.writing.add(self)
+        self._written(entry.settled)
+        if not self.paused:
+            self._attempt(db, entry, retry=False)
+        return entry.answered
+
+    def _attempt(self, db: Any, entry: _Write, retry: bool) -> None:
+        if entry.done:  # a later write stored it meanwhile
+            return
+        entry.started = True
+        entry.write(retry).addCallbacks(lambda _: self._stored(db, entry),
+                                        lambda failure: self._failed(db, entry, failure))
+
+    def _stored(self, db: Any, entry: _Write) -> None:
+        if entry.done:
+            return
+        if self.paused:
+            self.paused = False
+            self._to_everyone(text.MATCH_GOES_ON)
+        while self._writes:
+            first = self._writes.popleft()
+            first.done = True
+            first.stored(first.answered.called)
+            self._settle(first)
+            if first is entry:
+                break
+        self._go_on(db)
+
+    def _failed(self, db: Any, entry: _Write, failure: Failure) -> None:
+        if entry.done:
+            return
+        if failure.check(*OUTAGES) is None or self.lobby.stopping:
+            self._writes.remove(entry)
+            entry.done = True
+            entry.refused(failure)
+            self._settle(entry)
+            self._go_on(db)
+            return
+        log_write_failed(failure, entry.what, players=" ".join(self.names))
+        self.wait_for_database()
+        if not entry.answered.called:
+            entry.answered.callback(None)
+        if entry is not self._writes[0]:  # tried again once the first is stored
+            entry.started = False
+            return
+        up = db.when_up()
+        wait = 0.0
+        if up.called:  # up, for the thread: this write itself still fails; back off
+            wait, entry.retry_in = entry.retry_in, min(entry.retry_in * 2, RETRY_MAX)
+        up.addCallback(lambda _: deferLater(self.lobby.clock, wait, self._attempt, db, entry,
+                                            True))
+
+    def _go_on(self, db: Any) -> None:
+        """After a write is through: the writes that waited for it are made."""
+        if not self._writes:
+            self.lobby.writing.discard(self)
+            return
+        if not self.paused:
+            for waiting in list(self._writes):
+                if not waiting.started:
+                    self._attempt(db, waiting, retry=False)
+
+    @staticmethod
+    def _settle(entry: _Write) -> None:
+        if not entry.answered.called:
+            entry.answered.callback(None)
+        entry.settled.callback(None)
+
+    def wait_for_database(self) -> None:
+        """A write of this match has no answer, or failed, for want of the database:
+        pause it, tell its players and watchers once, and answer the commands that
+        were waiting for it (``_in_order`` answers them that the match waits)."""
+        if self.paused or not self._writes:
+            return
+        self.paused = True
+        self._cancel_claim()  # nobody's silence counts while the match waits
+        self._to_everyone(text.MATCH_WAITS)
+        waiting, self._waiting = self._waiting, deque()
+        for waiter in waiting:
+            waiter.callback(None)
+
+    def _to_everyone(self, line: str) -> None:
+        for player in (0, 1):
+            user = self.user(player)
+            if user is not None:
+                user.session.notify(line)
+        for user, _ in self.watchers():
+            user.session.notify(line)
 
     @staticmethod
     def _add(blocks: Blocks, user: OnlineUser | None, lines: list[str]) -> None:
@@ -478,6 +648,11 @@ class LiveMatch:
             return result
 
         return write.addBoth(settle)
+
+    def blocks_start(self, names: Sequence[str]) -> bool:
+        """Whether this match, paused, keeps the pair ``names`` from a new start or a
+        resume (its pending write would land over the new match's)."""
+        return self.paused and set(names) == set(self.names)
 
     def _saved(self) -> SavedMatch:
         a, b = sorted(self.names)
@@ -919,16 +1094,14 @@ class LiveMatch:
         winner, loser = self.user(w), self.user(1 - w)
         change = None
         printout: list[tuple[OnlineUser, list[str]]] = []
-        before: list[tuple[OnlineUser, float, int]] = []
+        after: list[tuple[OnlineUser, float, int]] = []
         if length and winner is not None and loser is not None:
             change = rate_match(winner.rating, winner.experience, loser.rating,
                                 loser.experience, length)
             lines = format_rating_calculation(change, names[w], names[1 - w])
             printout = [(user, lines) for user in (winner, loser) if user.toggles["ratings"]]
-            before = [(user, user.rating, user.experience) for user in (winner, loser)]
-            winner.rating, winner.experience = change.new_winner_rating, \
-                change.new_winner_experience
-            loser.rating, loser.experience = change.new_loser_rating, change.new_loser_experience
+            after = [(winner, change.new_winner_rating, change.new_winner_experience),
+                     (loser, change.new_loser_rating, change.new_loser_experience)]
         if self.fair is not None:
             for user in (winner, loser):
                 if user is not None and user.session.settings.fair.announce_seed:
@@ -948,7 +1121,7 @@ class LiveMatch:
             new_ratings = {names[w]: (change.new_winner_rating, change.new_winner_experience),
                            names[1 - w]: (change.new_loser_rating,
                                           change.new_loser_experience)}
-        self._result = _Result(finished, new_ratings, printout, before)
+        self._result = _Result(finished, new_ratings, printout, after)
 
         def announce() -> None:
             self._report(text.report_result(names[w], length, names[1 - w], final))
@@ -969,7 +1142,6 @@ class LiveMatch:
         counts_now = self._count_drop(player, dropped=departure is not None)
         saved = self._saved()
         self._close()
-        write = db.save_match(saved) if db is not None else succeed(None)
 
         def tell(stored: bool) -> None:
             if stored:
@@ -1005,7 +1177,11 @@ class LiveMatch:
             log_write_failed(failure, "save_match", players=" ".join(self.names))
             tell(False)
 
-        return self._written(write.addCallbacks(lambda _: tell(True), failed))
+        if db is None:
+            tell(True)
+            return succeed(None)
+        return self._durably(db, lambda retry: db.save_match(saved), "save_match",
+                             lambda answered: tell(True), failed)
 
     def _close(self) -> None:
         self._cancel_claim()
@@ -1091,26 +1267,36 @@ class LiveMatch:
         if user is not None:
             user.session.notify(line)
 
-    def claim(self, claimant: OnlineUser) -> Any:
+    def claim(self, claimant: OnlineUser) -> Deferred[None]:
         """``claimant``'s opponent stayed silent too long: save the match as abandoned
-        by him.  Returns the store's Deferred."""
+        by him.  As any write of the match, the lines saying so are sent once it is
+        stored (``_durably``); the Deferred is the command's."""
         silent = 1 - self.index(claimant)
-        silent_user = self.user(silent)
         db = self._db(claimant)
+        fair = claimant.session.settings.fair
         a, b = sorted(self.names)
         self.own_turn_drops = None
-        saved = unattended(db.save_match(SavedMatch(a, b, int(self.lobby.now()),
-                                                    self.to_record())), "save_match")
-        self._departed(db, claimant.session.settings.fair, silent, False)
+        saved = SavedMatch(a, b, int(self.lobby.now()), self.to_record())
         self._close()
-        claimant.session.send(fair_text.you_claimed(self.names[silent]))
-        if silent_user is not None:
-            silent_user.session.notify(fair_text.claimed_from_you(claimant.name))
-            self.lobby.broadcast_who(silent_user)
-        self.lobby.broadcast_who(claimant)
-        line = text.report_left(self.names[silent], claimant.name)
-        for user in self.lobby.users():
-            if user.name not in self.names and (user.toggles["report"]
-                                                or user.watching in self.names):
-                user.session.notify_event(line)
-        return saved
+
+        def tell(answered: bool) -> None:
+            self._departed(db, fair, silent, False)
+            (claimant.session.notify if answered else claimant.session.send)(
+                fair_text.you_claimed(self.names[silent]))
+            silent_user = self.user(silent)
+            if silent_user is not None:
+                silent_user.session.notify(fair_text.claimed_from_you(claimant.name))
+                self.lobby.broadcast_who(silent_user)
+            self.lobby.broadcast_who(claimant)
+            line = text.report_left(self.names[silent], claimant.name)
+            for user in self.lobby.users():
+                if user.name not in self.names and (user.toggles["report"]
+                                                    or user.watching in self.names):
+                    user.session.notify_event(line)
+
+        def refused(failure: Failure) -> None:
+            log_write_failed(failure, "save_match", players=" ".join(self.names))
+            tell(False)
+
+        return self._durably(db, lambda retry: db.save_match(saved), "save_match", tell,
+                             refused)

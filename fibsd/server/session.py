@@ -41,7 +41,7 @@ from fibsd.server.dbthread import log_write_failed, unattended
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
 from fibsd.administration import banned_text
-from fibsd.store import Ban, NameTaken, StoredMessage, UserRecord, WriteFailed
+from fibsd.store import Ban, NameTaken, StoredMessage, Unavailable, UserRecord, WriteFailed
 from fibsd.wire import chat, clip
 from fibsd.wire.input import (
     NAME_MAX,
@@ -109,6 +109,8 @@ TOO_MANY_FAILURES = "** Too many failed logins. Closing the connection."
 TOO_MANY_REGISTRATIONS = ("** Too many new accounts from your address. "
                           "Please try again in {minutes} minutes.")
 NOT_SAVED = "Sorry, that was not saved: the server could not write its database."
+DATABASE_DOWN = ("Sorry, the server's database is not available at the moment."
+                 " Please try again in a minute.")
 
 
 LOGGED_MESSAGE = 200  # characters of an error's message that reach the log
@@ -450,8 +452,9 @@ class Session(SharedParts):
         if self.phase is Phase.CLOSED:
             return Phase.CLOSED
         refused = failure.check(WriteFailed) is not None
+        down = failure.check(Unavailable) is not None
         user = self.user.name if self.user is not None else self._pending_name or self._new_name
-        if refused:  # the database refused a write: an operating condition, not a bug
+        if refused or down:  # the database: an operating condition, not a bug
             log_write_failed(failure, "command", user=user, phase=self.phase.value)
         else:
             command = self._command[:40] if self.phase is Phase.READY else self.phase.value
@@ -459,10 +462,11 @@ class Session(SharedParts):
                         _clipped(failure), phase=self.phase, event="error", user=user,
                         command=command)
         if self.phase is Phase.READY:
-            self.error(NOT_SAVED if refused else COMMAND_FAILED)
+            self.error(DATABASE_DOWN if down else NOT_SAVED if refused else COMMAND_FAILED)
             self._prompt()
             return Phase.READY
-        self.write("\r\n** Sorry, something went wrong. Please try again.\r\n" + LOGIN_PROMPT,
+        what = DATABASE_DOWN if down or refused else "Sorry, something went wrong. Please try again."
+        self.write(f"\r\n** {what}\r\n" + LOGIN_PROMPT,
                    raw=WONT_ECHO if self.phase is not Phase.LOGIN else b"")
         return Phase.LOGIN
 

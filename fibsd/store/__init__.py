@@ -22,6 +22,7 @@ Invariants every implementation keeps (``tests/store/test_contract.py`` checks t
 * A write the database refuses (a full disk, a read-only file, an I/O error) raises
   ``WriteFailed`` and writes nothing; opening a store that cannot be written raises it
   at once, so a server never starts on a database it cannot keep its promises in.
+  A read that cannot reach the database (a lost or hung server) raises ``Unavailable``.
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ class UnknownUser(KeyError):
 class WriteFailed(Exception):
     """The database refused a write (disk full, read-only, I/O error): nothing of the
     call was written.  The message is the database's own."""
+
+
+class Unavailable(Exception):
+    """The database could not be reached or did not answer in time (a lost or hung
+    server): a read that did not happen.  Like ``WriteFailed``, an operating condition
+    the server waits out (``fibsd.server.dbthread``), not a bug."""
 
 
 INITIAL_RATING = 1500.0

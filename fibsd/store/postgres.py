@@ -13,18 +13,30 @@ READ COMMITTED, so where a method reads before it writes it locks what it read: 
 stored-message cap locks the recipient's account row (``FOR UPDATE``) before counting,
 so senders at once (other servers on the same database) cannot pass the cap.
 
-A connection the server lost (PostgreSQL restarted) is opened again by the next call;
-the call that found it broken fails, as any database error does.  A write PostgreSQL
-refuses for want of resources or a connection (a full disk, a read-only server or
-transaction, a lost connection) is rolled back and raised as ``WriteFailed``; opening
-ends with one real write, so a server never starts on a database it cannot write.  One
-case is ambiguous in any client of a database server: a connection lost while COMMIT was
-under way leaves the transaction either wholly done or wholly undone, and no way to ask
-which; it is reported as ``WriteFailed`` too.
+A connection the server lost (PostgreSQL restarted) is opened again by the next call,
+inside the same error handling as the call itself, so a server that is still down is
+one clear error per call and never a traceback.  A write PostgreSQL refuses for want of
+resources or a connection (a full disk, a read-only server or transaction, a lost
+connection, a timeout) is rolled back and raised as ``WriteFailed``, a read that cannot
+reach it as ``Unavailable``; opening ends with one real write, so a server never starts
+on a database it cannot write.  One case is ambiguous in any client of a database
+server: a connection lost while COMMIT was under way leaves the transaction either
+wholly done or wholly undone, and no way to ask which; it is reported as ``WriteFailed``
+too (``fibsd.server.match`` retries the end of a match only if it is not stored).
+
+Timeouts (``Timeouts``, the server's ``[db]`` keys): a connect gives up after
+``connect_timeout`` seconds, a statement after ``statement_timeout_ms`` (PostgreSQL's own
+``statement_timeout``, set once the schema is up to date so a long migration is not cut),
+and TCP keepalives find a peer that vanished.  A server whose processes are stopped
+(SIGSTOP) answers neither a statement timeout nor a keepalive: ``interrupt`` is for that,
+called by the database thread's watchdog from another thread, and ends the call under
+way by shutting the connection's socket.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
@@ -33,7 +45,8 @@ from typing import Any
 import psycopg
 from psycopg import errors
 
-from fibsd.store import WriteFailed
+from fibsd.store import Unavailable, WriteFailed
+from fibsd.store.opening import Timeouts
 from fibsd.store.postgres_migrations import upgrade
 from fibsd.store.sql import Cursor, SQLStore
 
@@ -64,12 +77,14 @@ class PostgresStore(SQLStore):
     """``Store`` on the PostgreSQL database at ``url`` (``postgresql://user@host/db``);
     the schema is brought up to date on opening."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, timeouts: Timeouts = Timeouts()) -> None:
         self._url = url
-        self._conn = self._connect()
+        self._timeouts = timeouts
+        self._conn = self._connect(migrating=True)
         try:
             try:
                 upgrade(self._conn)
+                self._limit_statements(self._conn)
             except _REFUSED_WRITES as error:
                 raise WriteFailed(str(error).strip()) from error
             self._check_writable()
@@ -77,20 +92,52 @@ class PostgresStore(SQLStore):
             self._conn.close()
             raise
 
-    def _connect(self) -> psycopg.Connection[Any]:
-        return psycopg.connect(self._url, autocommit=True)
+    def _connect(self, migrating: bool = False) -> psycopg.Connection[Any]:
+        timeouts = self._timeouts
+        conn = psycopg.connect(self._url, autocommit=True,
+                               connect_timeout=timeouts.connect_timeout, keepalives=1,
+                               keepalives_idle=timeouts.keepalives_idle,
+                               keepalives_interval=timeouts.keepalives_interval,
+                               keepalives_count=timeouts.keepalives_count)
+        if not migrating:
+            try:
+                self._limit_statements(conn)
+            except BaseException:
+                conn.close()
+                raise
+        return conn
+
+    def _limit_statements(self, conn: psycopg.Connection[Any]) -> None:
+        if self._timeouts.statement_timeout_ms:
+            conn.execute("SELECT set_config('statement_timeout', %s, false)",
+                         (f"{self._timeouts.statement_timeout_ms}ms",))
 
     @contextmanager
     def _transaction(self, write: bool = True) -> Iterator[_QmarkCursor]:
-        if self._conn.broken:
-            self._conn = self._connect()
         try:
+            if self._conn.broken or self._conn.closed:
+                self._conn = self._connect()
             with self._conn.transaction(), _QmarkCursor(self._conn) as cursor:
                 yield cursor
         except _REFUSED_WRITES as error:
+            message = str(error).strip() or type(error).__name__
             if not write:
-                raise
-            raise WriteFailed(str(error).strip()) from error
+                raise Unavailable(message) from error
+            raise WriteFailed(message) from error
+
+    def interrupt(self) -> None:
+        """From any thread: end the call under way on the worker at once (the socket is
+        shut, so the worker's wait for an answer ends with a lost connection; the next
+        call opens a new one).  For a server that no longer answers at all."""
+        try:
+            descriptor = self._conn.fileno()
+        except psycopg.Error:  # closed already: nothing is waiting on it
+            return
+        with socket.socket(fileno=os.dup(descriptor)) as connection:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def _reads(self) -> AbstractContextManager[_QmarkCursor]:
         """A read transaction, so that a lost connection is opened again here too."""

@@ -137,6 +137,11 @@ class SQLStore(GroupCommit, ABC):
             cursor.execute("UPDATE schema_version SET applied = applied"
                            " WHERE version = (SELECT max(version) FROM schema_version)")
 
+    def probe(self) -> None:
+        """One real write, committed: whether the database takes writes (again); the
+        database thread asks while the database is down (``fibsd.server.dbthread``)."""
+        self._check_writable()
+
     def _one(self, sql: str, parameters: Sequence[object] = ()) -> Any:
         """The first row one read statement finds, or ``None``."""
         with self._reads() as cursor:

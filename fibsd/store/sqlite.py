@@ -26,11 +26,11 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fibsd.store import WriteFailed
+from fibsd.store import Unavailable, WriteFailed
 from fibsd.store.migrations import upgrade
 from fibsd.store.sql import Cursor, SQLStore
 
@@ -70,7 +70,6 @@ class SQLiteStore(SQLStore):
         self._conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
         self._conn.execute("PRAGMA foreign_keys = ON")
         self._path = str(path)
-        self._autocommit = nullcontext(self._conn)
         self._checkpointer: sqlite3.Connection | None = None
         if str(path) != ":memory:":
             self._conn.execute("PRAGMA journal_mode = WAL")
@@ -102,9 +101,14 @@ class SQLiteStore(SQLStore):
                 raise
             raise WriteFailed(str(error)) from error
 
-    def _reads(self) -> nullcontext[sqlite3.Connection]:
-        """The connection itself: a statement outside a transaction is one of its own."""
-        return self._autocommit
+    @contextmanager
+    def _reads(self) -> Iterator[sqlite3.Connection]:
+        """The connection itself: a statement outside a transaction is one of its own.
+        A read the database cannot make (an I/O error, an interrupt) is ``Unavailable``."""
+        try:
+            yield self._conn
+        except sqlite3.OperationalError as error:
+            raise Unavailable(str(error)) from error
 
     # the dialect (fibsd.store.sql)
 
@@ -125,6 +129,11 @@ class SQLiteStore(SQLStore):
         if rows:
             cursor.execute(f"DELETE FROM {table} WHERE {where}", parameters)
         return rows
+
+    def interrupt(self) -> None:
+        """From any thread: end the statement under way (SQLite's own interrupt); the
+        database thread's watchdog calls it for a call that runs far too long."""
+        self._conn.interrupt()
 
     def checkpoint(self) -> None:
         """Copy committed pages from the WAL into the database file (a PASSIVE

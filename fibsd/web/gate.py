@@ -38,11 +38,13 @@ from collections.abc import Callable
 from io import BytesIO
 from typing import Any, Protocol as Interface
 
-from twisted.internet.interfaces import IAddress, IDelayedCall, IReactorTime
+from twisted.internet.interfaces import (
+    IAddress, IDelayedCall, IProtocolNegotiationFactory, IReactorTime, ISSLTransport)
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 from twisted.web.server import Request
+from zope.interface import directlyProvidedBy, directlyProvides, implementer
 
 from fibsd.config import Web
 
@@ -75,6 +77,7 @@ class RefusalLog(Interface):
     def due(self, limit: str, address: str) -> int | None: ...
 
 
+@implementer(IProtocolNegotiationFactory)
 class WebGate(WrappingFactory):
     """The web port's listening factory: the site behind the limits above."""
 
@@ -96,6 +99,13 @@ class WebGate(WrappingFactory):
         site.requestFactory = GatedRequest
         site.max_body = limits.max_body
         site.timeOut = None  # ours below: whole requests, not bytes
+
+    def acceptableProtocols(self) -> list[bytes]:
+        """What the HTTPS port ([web] tls) agrees to over ALPN: HTTP/1.1 only, the
+        protocol the gate reads (an HTTP/2 stream would pass by its request clock).
+        Without an answer Twisted's TLS fails the handshake of every client that offers
+        ALPN, as every browser does."""
+        return [b"http/1.1"]
 
     @property
     def count(self) -> int:
@@ -166,19 +176,26 @@ class WebGate(WrappingFactory):
 
 
 class _Busy(Protocol):
-    """A connection the caps refuse: ``503``, closed, nothing read."""
+    """A connection the caps refuse: ``503``, closed, nothing read.  On the HTTPS port
+    the answer waits for the client's handshake, which may never come: after
+    ``LINGER`` seconds the connection is dropped, so that it cannot keep its file and
+    its place among the ``BUSY_AT_ONCE``."""
 
     def __init__(self, gate: WebGate) -> None:
         self.gate = gate
+        self._deadline: IDelayedCall | None = None
 
     def connectionMade(self) -> None:
         assert self.transport is not None
         self.gate.busy += 1
         self.transport.write(BUSY)
         self.transport.loseConnection()
+        self._deadline = self.gate.clock.callLater(LINGER, self.transport.abortConnection)
 
     def connectionLost(self, reason: Any = None) -> None:
         self.gate.busy -= 1
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
 
 
 class GatedConnection(ProtocolWrapper):
@@ -196,9 +213,17 @@ class GatedConnection(ProtocolWrapper):
         self._answering: Request | None = None  # the request being answered
         self._discarding = False  # answered 408 or 413: input is thrown away
         self._discarded = 0
+        self.secure = False  # on the HTTPS port ([web] tls)
 
     def makeConnection(self, transport: Any) -> None:
         super().makeConnection(transport)
+        # On the HTTPS port the requests learn it from ``secure`` (GatedRequest.isSecure).
+        # ISSLTransport itself stops here: autobahn takes any transport providing it
+        # for Twisted's TLS protocol (a channel binding fibsd does not use) and would
+        # fail every WebSocket on /ws.
+        self.secure = ISSLTransport.providedBy(self)
+        if self.secure:
+            directlyProvides(self, directlyProvidedBy(self) - ISSLTransport)
         self._start(self.factory.limits.idle_timeout, self._idle)
 
     def dataReceived(self, data: bytes) -> None:
@@ -302,6 +327,11 @@ class GatedRequest(Request):
             return
         self._connection().request_read(self)
         super().requestReceived(command, path, version)
+
+    def isSecure(self) -> bool:
+        """Whether the request came over TLS (the HTTPS port, ``[web] tls``)."""
+        connection = getattr(getattr(self, "channel", None), "transport", None)
+        return bool(getattr(connection, "secure", False)) or super().isSecure()
 
     def _connection(self) -> GatedConnection:
         """The gate's wrapper around this request's channel (``WebGate`` makes the

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -31,7 +32,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
 
 from fibsd.config import Settings
-from fibsd.store import FinishedMatch
+from fibsd.store import FinishedMatch, Unavailable
 from fibsd.web import favicon
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
@@ -47,6 +48,8 @@ from fibsd.wire.archive_text import finished_at
 from fibsd.wire.mat import mat_text
 
 _log = Logger()
+DATABASE_DOWN = ("The server's database is not available at the moment."
+                 " Please try again in a minute.")
 
 HERE = Path(__file__).resolve().parent
 PLAY = HERE / "static" / "play"
@@ -126,6 +129,7 @@ class WebFace(Resource):
         self.metrics_from = [ipaddress.ip_network(allowed, strict=False)
                              for allowed in settings.web.metrics_from]
         self.site = settings.archive.site
+        self._unavailable_logged = float("-inf")  # a lost database: one line a minute
         # Replays and .mat texts cost ~10 ms of CPU a game: made in a thread, kept.
         self._replays = Recent(REPLAY_CACHE)
         self._mats = Recent(REPLAY_CACHE)
@@ -175,6 +179,17 @@ class WebFace(Resource):
             if not _gone(request):
                 self._not_found(request, str(error))
                 request.finish()
+        except Unavailable as error:  # lost or hung (fibsd.server.dbthread): no traceback
+            now = time.monotonic()
+            if now - self._unavailable_logged >= 60:
+                self._unavailable_logged = now
+                _log.warn("web page {path}: the database is not available ({error})",
+                          path=request.path.decode("ascii", "replace"), error=str(error),
+                          event="web_database_unavailable")
+            request.setResponseCode(503)
+            request.setHeader(b"retry-after", b"60")
+            self._send(request, self._page("error.html", title="Database unavailable",
+                                           message=DATABASE_DOWN))
         except Exception:
             _log.failure("web page {path} failed", path=request.path.decode("ascii", "replace"))
             request.setResponseCode(500)

@@ -191,6 +191,9 @@ def game_unsaved(departure: str) -> str:
     return f"** {departure} The game could not be saved."
 
 
+MATCH_WAITS = ("** The match waits for the server's database; it goes on by itself"
+               " once the database is back.")
+MATCH_GOES_ON = "** The server's database is back; the match goes on."
 GAME_NOT_SAVED = "** Warning: the server could not save this match; a restart would lose it."
 RESULT_NOT_SAVED = "** The result of this match could not be saved; ratings are unchanged."
 

@@ -210,6 +210,23 @@ def whois_bob(table: Table) -> str:
     return table.lines("carol")[-1]
 
 
+def test_the_abandonment_check_goes_on_after_the_database_failed() -> None:
+    table, check = abandon_table(**{"fair.abandon_check_interval": 60})
+    table.start("3")
+    table.clients["bob"].close()
+    table.lines()
+    table.login("alice")  # the offer
+    table.server.store._conn.execute("PRAGMA query_only = ON")  # noqa: SLF001
+    table.server.advance(7 * DAY + 1)
+    check.start()
+    table.server.advance(60)  # the check fails: the database refuses the count
+    assert check._loop.running  # noqa: SLF001
+    table.server.store._conn.execute("PRAGMA query_only = OFF")  # noqa: SLF001
+    table.server.advance(60)
+    assert whois_bob(table) == "  Abandoned matches: 1 of 1 (reliability 0%)."
+    check.stop()
+
+
 def test_a_dropped_match_counts_as_abandoned_once_offered_and_not_resumed() -> None:
     table, check = abandon_table()
     table.start("3")

@@ -13,7 +13,7 @@ import pytest
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: "
                               "pip install 'fibsd[postgres]'")
 
-from fibsd.store import FinishedMatch, SavedMatch, WriteFailed  # noqa: E402
+from fibsd.store import FinishedMatch, SavedMatch, Unavailable, WriteFailed  # noqa: E402
 from fibsd.store import migrations as sqlite_migrations  # noqa: E402
 from fibsd.store import postgres_migrations  # noqa: E402
 from fibsd.store.migrations import SchemaTooNew  # noqa: E402
@@ -126,13 +126,13 @@ def test_finishing_a_match_is_all_or_nothing(postgres_url: str) -> None:
 
 def test_a_lost_connection_is_opened_again(postgres_url: str) -> None:
     """The server ends the session (as a PostgreSQL restart would): the call that finds
-    it gone fails, the next one reconnects."""
+    it gone fails, as ``Unavailable`` (a read), the next one reconnects."""
     store = PostgresStore(postgres_url)
     store.create_user("alice", "h", 1)
     with raw(postgres_url) as conn:
         conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                      " WHERE datname = current_database() AND pid != pg_backend_pid()")
-    with pytest.raises(psycopg.OperationalError):
+    with pytest.raises(Unavailable, match="terminating connection"):
         store.get_user("alice")
     user = store.get_user("alice")
     assert user is not None and user.name == "alice"

@@ -184,27 +184,30 @@ def dicetest(session: Session, rest: str) -> None:
 
 
 @command("claim")
-def claim(session: Session, rest: str) -> None:
+def claim(session: Session, rest: str) -> Any:
     user = user_of(session)
     match = live_match(session.lobby, user.name)
     if match is None:
         session.send(text.NOT_PLAYING)
-        return
+        return None
+    if match.paused:  # waiting for the database: nobody is silent
+        session.send(text.MATCH_WAITS)
+        return None
     after = session.settings.fair.claim_after
     if not after:
         session.send(fair_text.CLAIMS_OFF)
-        return
+        return None
     silent = match.silent_player()
     if silent is None:
         session.send(fair_text.CLAIM_NOBODY)
-        return
+        return None
     if match.names[silent] == user.name:
         session.send(fair_text.CLAIM_YOUR_TURN)
-        return
+        return None
     waited = session.lobby.now() - match.silent_since
     if waited < after:
         session.send(fair_text.claim_too_early(match.names[silent],
                                                math.ceil(after - waited)))
-        return
-    match.claim(user)
+        return None
+    return match.claim(user)
 

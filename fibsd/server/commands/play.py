@@ -70,11 +70,14 @@ Command = Callable[["Session", str], Any]
 def _in_order(run: Command) -> Command:
     """Run a command about the user's match (played or watched) only once the writes
     of that match under way have committed (``LiveMatch.when_saved``): it then acts
-    on, and shows, only a state that is stored, and its lines follow theirs."""
+    on, and shows, only a state that is stored, and its lines follow theirs.  While
+    the match waits for the database (``LiveMatch.paused``) it is answered so at once."""
 
     @wraps(run)
     def ordered(session: Session, rest: str) -> Any:
         match = _watched(session)
+        if match is not None and match.paused:  # for want of the database: say so
+            return session.send(text.MATCH_WAITS)
         if match is not None and match.unsaved:
             return match.when_saved().addCallback(lambda _: ordered(session, rest))
         return run(session, rest)
@@ -127,6 +130,8 @@ def invite(session: Session, rest: str) -> Any:
         return session.send(text.INVITE_FLOOD)
     if target.session.not_reading():
         return session.send(chat.not_reading(target.name, "invitation"))
+    if _paused_pair(lobby, user.name, target.name):
+        return session.send(text.MATCH_WAITS)
 
     def send(saved: SavedMatch | None) -> None:
         if lobby.find(target.name) is not target or lobby.find(user.name) is not user:
@@ -161,6 +166,12 @@ def invite(session: Session, rest: str) -> Any:
         target.session.notify(*lines)
 
     return maybeDeferred(session.db.load_match, user.name, target.name).addCallback(send)
+
+
+def _paused_pair(lobby: Lobby, *names: str) -> bool:
+    """Whether an earlier match of these two (ended or left) still waits for the
+    database to store it: a new start or a resume would be overwritten by it."""
+    return any(match.blocks_start(names) for match in list(lobby.writing))
 
 
 @on_logout
@@ -212,6 +223,8 @@ def join(session: Session, rest: str) -> Any:
     if not invitation.confirmed and lobby.now() - invitation.sent < JOIN_RACE_WINDOW:
         lobby.invitations[inviter.name] = replace(invitation, confirmed=True)
         return session.send(text.invitation_changed(inviter.name, invitation.length))
+    if _paused_pair(lobby, user.name, inviter.name):
+        return session.send(text.MATCH_WAITS)
     user.invitations_seen.pop(inviter.name, None)  # answered: no longer an open offer
 
     def still_valid() -> bool:
