@@ -33,7 +33,7 @@ from twisted.web.server import NOT_DONE_YET, Request, Site
 
 from fibsd.config import Settings
 from fibsd.store import FinishedMatch, Unavailable
-from fibsd.web import favicon
+from fibsd.web import favicon, i18n
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
 from fibsd.web.chart_svg import draw_chart, rating_path
@@ -48,9 +48,6 @@ from fibsd.wire.archive_text import finished_at
 from fibsd.wire.mat import mat_text
 
 _log = Logger()
-DATABASE_DOWN = ("The server's database is not available at the moment."
-                 " Please try again in a minute.")
-
 HERE = Path(__file__).resolve().parent
 PLAY = HERE / "static" / "play"
 PLAY_TYPES = {".js": b"text/javascript; charset=utf-8", ".css": b"text/css; charset=utf-8"}
@@ -63,6 +60,12 @@ MAX_PAGE = 1_000_000
 REPLAY_CACHE = 32  # replays kept (a record never changes once finished)
 RATING_HISTORY = 200  # matches shown in a profile's chart
 Handler = Callable[..., Awaitable[None]]
+# The catalog keys of the 404 messages (fibsd.web.i18n); others are shown as they are.
+ERRORS = {"No such page.": "error.no_page", "No such player.": "error.no_player",
+          "No such file.": "error.no_file", "This match cannot be replayed.": "error.no_replay",
+          "Bad page.": "error.bad_page", "Bad step.": "error.bad_step",
+          "No such page of the ladder.": "error.no_ladder_page", "No such match.": "error.no_match",
+          "No such step.": "error.no_step", "This match cannot be exported.": "error.no_export"}
 
 
 class NotFound(Exception):
@@ -123,6 +126,7 @@ class WebFace(Resource):
         self.threshold = settings.rated_experience
         self.metrics = metrics
         self.env = make_environment()
+        self.catalogs = i18n.load()
         self.live = LiveBoards(clock, lobby.board_line, self._live_fragment,
                                settings.web_live_viewers, settings.web.live_per_address)
         self.health = Health(archive, clock)
@@ -148,7 +152,8 @@ class WebFace(Resource):
             (re.compile(r"/static/style\.css"), self.style),
             (re.compile(r"/favicon\.ico"), self.icon),
             (re.compile(r"/play/?"), self.play_page),
-            (re.compile(r"/play/([a-z_]+\.(?:js|css))"), self.play_file),
+            (re.compile(r"/play/([a-z0-9_]+\.(?:js|css))"), self.play_file),
+            (re.compile(r"/play/i18n/([a-z]{2})\.json"), self.play_catalog),
         ]
 
     # -- dispatch ------------------------------------------------------------------------
@@ -188,24 +193,58 @@ class WebFace(Resource):
                           event="web_database_unavailable")
             request.setResponseCode(503)
             request.setHeader(b"retry-after", b"60")
-            self._send(request, self._page("error.html", title="Database unavailable",
-                                           message=DATABASE_DOWN))
+            self._send(request, self._page("error.html", request,
+                                           title="page.database_unavailable",
+                                           message="error.database_down"))
         except Exception:
             _log.failure("web page {path} failed", path=request.path.decode("ascii", "replace"))
             request.setResponseCode(500)
-            self._send(request, self._page("error.html", title="Server error",
-                                           message="Something went wrong."))
+            self._send(request, self._page("error.html", request, title="page.server_error",
+                                           message="error.failed"))
 
     def _not_found(self, request: Request, message: str) -> bytes:
         request.setResponseCode(404)
-        body = self._page("error.html", title="Not found", message=message)
+        body = self._page("error.html", request, title="page.not_found",
+                          message=ERRORS.get(message, message))
         request.setHeader(b"content-type", b"text/html; charset=utf-8")
         if not request.startedWriting and request.method != b"HEAD":
             request.write(body)
         return b""
 
-    def _page(self, template: str, **context: Any) -> bytes:
-        return self.env.get_template(template).render(**context).encode("utf-8")
+    def _page(self, template: str, request: Request, **context: Any) -> bytes:
+        """``template`` in the reader's language (fibsd.web.i18n); a ``title`` that is a
+        catalog key is translated, a name stays as it is."""
+        lang = self._language(request)
+        t = i18n.translator(self.catalogs[lang])
+        title = context.pop("title")
+        if isinstance(title, tuple):  # (key, values)
+            title = t(title[0], **title[1])
+        elif title in self.catalogs[lang]:
+            title = t(title)
+        return self.env.get_template(template).render(
+            lang=lang, t=t, title=title, switch=self._switch(request, lang),
+            **context).encode("utf-8")
+
+    def _language(self, request: Request) -> str:
+        """``?lang=`` (kept in a cookie), the cookie, Accept-Language, English."""
+        request.setHeader(b"vary", b"Accept-Language, Cookie")
+        asked = i18n.known(self._arg(request, "lang"))
+        if asked:
+            request.addCookie(i18n.COOKIE, asked, path="/", max_age="31536000",
+                              sameSite="lax")
+            return asked
+        return (i18n.known(request.getCookie(i18n.COOKIE.encode()))
+                or i18n.from_accept(request.getHeader(b"accept-language"))
+                or i18n.LANGUAGES[0])
+
+    def _switch(self, request: Request, lang: str) -> list[tuple[str, str, str]]:
+        """The other languages as (code, name, link to this page in it)."""
+        given: dict[bytes, list[bytes]] = request.args or {}
+        kept = [f"{quote(name)}={quote(values[0])}" for name, values in given.items()
+                if name != b"lang" and values]
+        path = request.path.decode("utf-8", "replace")
+        return [(code, i18n.NAMES[code], path + "?" + "&".join([*kept, f"lang={code}"]))
+                for code in i18n.LANGUAGES if code != lang]
 
     @staticmethod
     def _send(request: Request, body: bytes,
@@ -248,7 +287,8 @@ class WebFace(Resource):
 
     async def index(self, request: Request) -> None:
         online = list(self.lobby.online())[: self.page_size * 4]
-        self._send(request, self._page("index.html", title="Who is here", online=online,
+        self._send(request, self._page("index.html", request, title="page.who_title",
+                                       online=online,
                                        total=self.lobby.online_count(),
                                        running=self.lobby.running()))
 
@@ -260,7 +300,8 @@ class WebFace(Resource):
             raise NotFound("No such page of the ladder.")
         rows = ranked[first:first + self.page_size]
         self._send(request, self._page(
-            "ratings.html", title="Ratings", rows=rows, page=page, threshold=self.threshold,
+            "ratings.html", request, title="nav.ratings", rows=rows, page=page,
+            threshold=self.threshold,
             more=first + self.page_size < len(ranked), total=len(ranked)))
 
     async def profile(self, request: Request, name: str) -> None:
@@ -281,7 +322,7 @@ class WebFace(Resource):
         online = self.lobby.is_online(name)
         playing = online and self.lobby.board_line(name) is not None
         self._send(request, self._page(
-            "profile.html", title=name, name=name, rating=rating,
+            "profile.html", request, title=name, name=name, rating=rating,
             experience=user.experience if user is not None else None, chart=chart,
             matches=[self._row(m, name) for m in matches[: self.page_size]], page=page,
             older=len(matches) > self.page_size,
@@ -322,7 +363,7 @@ class WebFace(Resource):
             raise NotFound("No such step.")
         shown = played.steps[step]
         self._send(request, self._page(
-            "match.html", title=f"{m.winner} - {m.loser}", id=m.id, match=m,
+            "match.html", request, title=f"{m.winner} - {m.loser}", id=m.id, match=m,
             replay=played, step=step, last=last, shown=shown,
             board=Markup(draw_board(shown.picture, names_line(shown.picture))),
             names=names_line(shown.picture), starts=played.game_starts()))
@@ -364,7 +405,9 @@ class WebFace(Resource):
     async def live_page(self, request: Request, player: str) -> None:
         self._check_name(player)
         fragment = Markup(self._live_fragment(player, self.lobby.board_line(player)))
-        self._send(request, self._page("live.html", title=f"{player} live", player=player,
+        self._send(request, self._page("live.html", request,
+                                       title=("page.live_title", {"player": player}),
+                                       player=player,
                                        fragment=fragment))
 
     async def live_events(self, request: Request, player: str) -> None:
@@ -389,8 +432,12 @@ class WebFace(Resource):
             except InvalidBoardLine:
                 _log.warn("live board of {player} unreadable", player=player)
         board = Markup(draw_board(picture, names_line(picture))) if picture else None
+        # One fragment goes to every viewer of the stream, whatever his language: it says
+        # its words in each, and the stylesheet shows the page's (html[lang]).
+        speakers = [(code, i18n.translator(self.catalogs[code])) for code in i18n.LANGUAGES]
         return self.env.get_template("live_fragment.html").render(
-            player=player, board=board, names=names_line(picture) if picture else "")
+            player=player, board=board, names=names_line(picture) if picture else "",
+            speakers=speakers)
 
     async def api_matches(self, request: Request) -> None:
         value = self._arg(request, "player")
@@ -471,7 +518,19 @@ class WebFace(Resource):
     async def play_page(self, request: Request) -> None:
         """The web client (static/play/): plain files, the page names its modules."""
         request.setHeader(b"cache-control", b"no-cache")
-        self._send(request, (PLAY / "index.html").read_bytes(), b"text/html; charset=utf-8")
+        lang = self._language(request)
+        page = (PLAY / "index.html").read_bytes().replace(
+            b'<html lang="en">', b'<html lang="%s">' % lang.encode(), 1).replace(
+            b'/play/i18n/en.json', b'/play/i18n/%s.json' % lang.encode(), 1)  # preloaded
+        self._send(request, page, b"text/html; charset=utf-8")
+
+    async def play_catalog(self, request: Request, lang: str) -> None:
+        """The client's message catalog (the pages' too)."""
+        if lang not in self.catalogs:
+            raise NotFound("No such file.")
+        request.setHeader(b"cache-control", b"no-cache")
+        self._send(request, (i18n.CATALOGS / f"{lang}.json").read_bytes(),
+                   b"application/json; charset=utf-8")
 
     async def play_file(self, request: Request, name: str) -> None:
         path = PLAY / name

@@ -48,9 +48,10 @@ class Web:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.http.getHost().port}"
 
-    async def get(self, path: str) -> Reply:
+    async def get(self, path: str, headers: dict[bytes, list[bytes]] | None = None) -> Reply:
         agent = Agent(reactor)
-        response = await agent.request(b"GET", (self.base + path).encode("ascii"))
+        response = await agent.request(b"GET", (self.base + path).encode("ascii"),
+                                       Headers(headers) if headers else None)
         body = await readBody(response)
         return Reply(response.code, response.headers, body)
 

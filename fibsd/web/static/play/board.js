@@ -1,6 +1,8 @@
 // The `board:` line (protocol/board.md) read into an object, and drawn as SVG from the
 // point of view of P1 (you, or the player you watch): P1's home board bottom right.
 
+import { t } from "./i18n.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 
 // Own point k (1..24) of `colour` is absolute slot k for O (1) and 25 - k for X (-1).
@@ -131,7 +133,7 @@ export function drawBoard(svg, view, ui) {
   for (let k = 1; k <= 24; k++) {
     const [x, top] = pointPlace(k);
     const g = el("g", { class: "point", "data-point": k, tabindex: -1, role: "button",
-                        "aria-label": `point ${k}${held(mine[k - 1], "yours")}${held(theirs[24 - k], "theirs")}` },
+                        "aria-label": `${t("point.label", { k })}${held(mine[k - 1], "point.yours")}${held(theirs[24 - k], "point.theirs")}` },
              svg);
     const tip = top ? TOP + 170 : BOTTOM - 170;
     const base = top ? TOP : BOTTOM;
@@ -147,7 +149,7 @@ export function drawBoard(svg, view, ui) {
   }
   // The bar: mine below the middle, theirs above.
   const bar = el("g", { class: "point", "data-point": 25, tabindex: -1, role: "button",
-                        "aria-label": `bar${held(mine[24], "yours")}${held(theirs[24], "theirs")}` },
+                        "aria-label": `${t("point.bar")}${held(mine[24], "point.yours")}${held(theirs[24], "point.theirs")}` },
              svg);
   el("rect", { x: BAR_X, y: 230, width: 40, height: 200, class: "hit" }, bar);
   for (let i = 0; i < Math.min(mine[24], 4); i++) {
@@ -161,7 +163,7 @@ export function drawBoard(svg, view, ui) {
   if (theirs[24] > 1) el("text", { x: BAR_X + 20, y: 195, class: "count" }, svg).textContent = String(theirs[24]);
   // The trays: borne-off checkers; mine bottom (a click there bears off).
   const off = el("g", { class: "point", "data-point": 0, tabindex: -1, role: "button",
-                        "aria-label": "bear off" }, svg);
+                        "aria-label": t("point.off") }, svg);
   el("rect", { x: TRAY_X, y: 250, width: 50, height: 180, class: "tray hit" }, off);
   // A checker being moved (`ui.held`: 1 P1's, -1 the other's) is neither here nor off.
   const myOff = 15 - mine.reduce((a, b) => a + b, 0) - (ui.held === 1 ? 1 : 0);
@@ -203,11 +205,11 @@ export function describe(view, ui, names) {
   const side = (name, own, shown) => {
     const at = [];
     for (let k = 1; k <= 24; k++) if (own[k - 1]) at.push([shown(k), own[k - 1]]);
-    const words = at.sort((p, q) => q[0] - p[0]).map(([k, n]) => `${n} on ${k}`);
-    if (own[24]) words.push(`${own[24]} on the bar`);
+    const words = at.sort((p, q) => q[0] - p[0]).map(([k, n]) => t("reader.on", { n, point: k }));
+    if (own[24]) words.push(t("reader.bar", { n: own[24] }));
     const off = 15 - own.reduce((x, y) => x + y, 0);
-    if (off) words.push(`${off} off`);
-    return `${name}: ${words.join(", ") || "none"}.`;
+    if (off) words.push(t("reader.off", { n: off }));
+    return t("reader.side", { name, words: words.join(", ") || t("reader.none") });
   };
   return `${side(names[0], ui.mine || view.mine, (k) => k)} `
     + `${side(names[1], ui.theirs || view.theirs, (k) => 25 - k)}`;
@@ -215,7 +217,7 @@ export function describe(view, ui, names) {
 
 // What a point holds, for its label: read by screen readers.
 function held(count, whose) {
-  return count ? `, ${count} ${whose}` : "";
+  return count ? `, ${t(whose, { n: count })}` : "";
 }
 
 function mark(group, k, ui) {

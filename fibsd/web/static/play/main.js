@@ -7,6 +7,8 @@ import { login, register, sendsInClear } from "./clip.js";
 import { apply, diceOf, forcedPlay, nextSteps, pips } from "./movegen.js";
 import { KINDS, isOn, play as sound, setOn } from "./sound.js";
 import { animateMove, setSpeed, speedName } from "./animate.js";
+import { lang, loadCatalog, t } from "./i18n.js";
+import { say } from "./say.js";
 import {
   INVITATION, MOVES, OFFER, WAIT, ANSWERED, MATCH_END, STARTS, SAVED, DICE, CANT_MOVE,
   GAME_OVER, SCORE, TO_ROLL, BOARDSTYLE, SAVED_HEADER, SAVED_ROW, ARCHIVE,
@@ -43,15 +45,24 @@ const state = {
   invitedBy: "", // the sender of the last invitation (a saved match's warning follows it)
 };
 
-const TITLE = document.title;
+let TITLE = document.title; // in the page's language once the catalog is loaded
 const CONFIRM_KEY = "fibsd.confirm"; // localStorage: "1" = moves wait for Confirm
 const NOTIFY_KEY = "fibsd.notify"; // localStorage: "1" = a notification on your turn
 const READER_KEY = "fibsd.reader"; // localStorage: "1" = the screen-reader mode
 
 // -- logging in ----------------------------------------------------------------------
 
+// The client's and the server's reasons at login, by catalog key.
+const LOGIN_ERRORS = {
+  "Wrong name or password.": "login.wrong",
+  "The connection to the server was lost.": "login.lost",
+  "Minimal password length is 4 characters.": "login.short",
+  "Your password may not contain ':'": "login.colon",
+  "Your site is not allowed to create new accounts.": "login.site",
+};
+
 function showLoginError(text) {
-  $("login-error").textContent = text;
+  $("login-error").textContent = LOGIN_ERRORS[text] ? t(LOGIN_ERRORS[text]) : text;
 }
 
 async function doLogin(event) {
@@ -60,7 +71,7 @@ async function doLogin(event) {
   const password = $("password").value;
   showLoginError("");
   if (!name || !password) {
-    showLoginError("Please give a name and a password.");
+    showLoginError(t("login.empty"));
     return;
   }
   const registering = event.submitter && event.submitter.id === "register";
@@ -92,7 +103,7 @@ function onClosed() {
   $("login-view").hidden = false;
   $("logout").hidden = true;
   document.body.dataset.state = "login";
-  showLoginError("You are logged out.");
+  showLoginError(t("login.out"));
   state.who.clear();
   state.invitations.clear();
   state.saved.clear();
@@ -118,13 +129,13 @@ function act(line) {
 // -- what the server says --------------------------------------------------------------
 
 const CHAT = {
-  12: (w, t) => [`${w} tells: ${t}`, "tell"],
-  13: (w, t) => [`${w} shouts: ${t}`, "shout"],
-  14: (w, t) => [`${w} whispers: ${t}`, "kibitz"],
-  15: (w, t) => [`${w} kibitzes: ${t}`, "kibitz"],
-  16: (w, t) => [`You tell ${w}: ${t}`, "tell mine"],
+  12: (name, text) => [t("chat.tells", { name, text }), "tell"],
+  13: (name, text) => [t("chat.shouts", { name, text }), "shout"],
+  14: (name, text) => [t("chat.whispers", { name, text }), "kibitz"],
+  15: (name, text) => [t("chat.kibitzes", { name, text }), "kibitz"],
+  16: (name, text) => [t("chat.you_tell", { name, text }), "tell mine"],
 };
-const OWN_CHAT = { 17: "You shout: ", 18: "You whisper: ", 19: "You kibitz: " };
+const OWN_CHAT = { 17: "chat.you_shout", 18: "chat.you_whisper", 19: "chat.you_kibitz" };
 
 function onLine(line) {
   if (line.startsWith("board:")) {
@@ -163,18 +174,18 @@ function onClip(code, rest) {
     renderWho();
     renderBoard(); // the ratings next to the names
   } else if (code === 7) {
-    log(`${words[0]} logs in.`, "presence");
+    log(t("chat.logs_in", { name: words[0] }), "presence");
   } else if (code === 8) {
     state.who.delete(words[0]);
     state.invitations.delete(words[0]);
     renderWho();
   } else if (code === 9) {
-    log(`Message from ${words[0]}: ${words.slice(2).join(" ")}`, "tell");
+    log(t("chat.message", { name: words[0], text: words.slice(2).join(" ") }), "tell");
   } else if (CHAT[code]) {
     const [text, cls] = CHAT[code](words[0], words.slice(1).join(" "));
     log(text, cls);
   } else if (OWN_CHAT[code]) {
-    log(OWN_CHAT[code] + rest, "mine");
+    log(t(OWN_CHAT[code], { text: rest }), "mine");
   }
 }
 
@@ -209,7 +220,7 @@ function onText(line) {
     document.body.dataset.state = "playing";
     renderWho();
   } else if ((found = MOVES.exec(line))) {
-    state.lastMove = `${found[1]} moved ${found[2]}`;
+    state.lastMove = t("board.moved", { name: found[1], move: found[2] });
     state.moved = { name: found[1], words: found[2].split(" ") };
   } else if (OFFER.test(line)) {
     state.offer = line;
@@ -251,8 +262,8 @@ function onText(line) {
   if (kind === "game") {
     if (DICE.test(line)) sound("dice");
     else if (MOVES.test(line)) sound("move");
-    $("message").textContent = line;
-    log(line, "game", "game-log");
+    $("message").textContent = lang === "en" ? line : say(line, t);
+    log(lang === "en" ? line : say(line, t), "game", "game-log");
   } else if (kind === "error") {
     const inGame = state.lastFrom === "game" && document.body.dataset.state !== "lobby";
     log(line, "error", inGame ? "game-log" : "log");
@@ -452,17 +463,18 @@ function renderBoard() {
     const entry = state.who.get(name);
     return entry ? entry.rating.toFixed(2) : "";
   };
-  const length = view.matchLength === 9999 ? "unlimited" : `${view.matchLength} point match`;
+  const length = view.matchLength === 9999 ? t("match.unlimited")
+    : t("match.points", { n: view.matchLength });
   $("top-name").textContent = `${view.opponent} ${rating(view.opponent)}`;
   $("bottom-name").textContent = `${me} ${rating(me)}`;
   $("top-score").textContent = `${view.opponentScore}`;
   $("bottom-score").textContent = `${view.playerScore}`;
-  $("top-pips").textContent = `${pips(ui.theirs || view.theirs)} pips`;
-  $("bottom-pips").textContent = `${pips(ui.mine || view.mine)} pips`;
-  $("match").textContent = `${length}, cube ${view.cube}`;
+  $("top-pips").textContent = t("board.pips", { n: pips(ui.theirs || view.theirs) });
+  $("bottom-pips").textContent = t("board.pips", { n: pips(ui.mine || view.mine) });
+  $("match").textContent = t("board.match", { length, cube: view.cube });
   let turn = "";
-  if (view.turn === view.colour) turn = view.player === "You" ? "Your turn" : `${me}'s turn`;
-  else if (view.turn !== 0) turn = `${view.opponent}'s turn`;
+  if (view.turn === view.colour) turn = view.player === "You" ? t("board.your_turn") : t("board.turn_of", { name: me });
+  else if (view.turn !== 0) turn = t("board.turn_of", { name: view.opponent });
   $("turn").textContent = turn;
   $("last-move").textContent = state.lastMove;
   if ($("reader").checked) readPosition(view, ui, me, turn);
@@ -472,8 +484,8 @@ function renderBoard() {
 // The screen-reader mode: the position, the dice and whose turn, as one live text.
 function readPosition(view, ui, me, turn) {
   const dice = view.playerDice[0] ? view.playerDice : view.opponentDice;
-  const left = ui.dice && ui.dice.length ? `, to play ${ui.dice.join(", ")}` : "";
-  const rolled = dice[0] ? ` Dice ${dice[0]} and ${dice[1]}${left}.` : "";
+  const left = ui.dice && ui.dice.length ? t("reader.to_play", { dice: ui.dice.join(", ") }) : "";
+  const rolled = dice[0] ? t("reader.dice", { a: dice[0], b: dice[1], left }) : "";
   const text = `${describe(view, ui, [me, view.opponent])}${rolled}${turn ? ` ${turn}.` : ""}`;
   if ($("position-text").textContent !== text) $("position-text").textContent = text;
 }
@@ -514,7 +526,7 @@ function sendMove() {
   const words = play.steps.map(([from, to]) => `${absoluteText(from, colour)}-${absoluteText(to, colour)}`);
   act(`move ${words.join(" ")}`);
   state.play = null;
-  state.lastMove = `You moved ${words.join(" ")}`;
+  state.lastMove = t("board.you_moved", { move: words.join(" ") });
   sound("move");
   renderBoard();
 }
@@ -552,7 +564,7 @@ function renderControls() {
     notifyTurn();
   }
   document.body.dataset.turn = mine ? "mine" : "";
-  document.title = mine ? `Your turn · ${TITLE}` : TITLE;
+  document.title = mine ? t("play.title_turn", { title: TITLE }) : TITLE;
 }
 
 // A desktop notification when the turn becomes yours while the tab is hidden (asked for
@@ -560,7 +572,7 @@ function renderControls() {
 function notifyTurn() {
   if (!$("notify").checked || !document.hidden || !("Notification" in window)
       || Notification.permission !== "granted") return;
-  const note = new Notification("fibsd: your turn", { body: $("message").textContent,
+  const note = new Notification(t("play.notification"), { body: $("message").textContent,
                                                      tag: "fibsd-turn" });
   note.onclick = () => {
     window.focus();
@@ -606,10 +618,10 @@ function rematch() {
 // -- who is online, invitations ---------------------------------------------------------
 
 function status(entry) {
-  if (entry.opponent !== "-") return `playing ${entry.opponent}`;
-  if (entry.watching !== "-") return `watching ${entry.watching}`;
-  if (entry.away) return "away";
-  return entry.ready ? "ready" : "not ready";
+  if (entry.opponent !== "-") return t("who.playing", { name: entry.opponent });
+  if (entry.watching !== "-") return t("who.watching", { name: entry.watching });
+  if (entry.away) return t("who.away");
+  return entry.ready ? t("who.ready") : t("who.not_ready");
 }
 
 function button(text, onClick, cls) {
@@ -630,10 +642,10 @@ function whoRow(name) {
   const actions = document.createElement("td");
   if (name !== state.me) {
     actions.append(
-      button("Invite", () => act(`invite ${name} ${$("length").value}`), "invite"),
-      button("Resume", () => act(`invite ${name}`), "resume"),
-      button("Watch", () => act(`watch ${name}`), "watch"),
-      button("Tell", () => {
+      button(t("who.invite"), () => act(`invite ${name} ${$("length").value}`), "invite"),
+      button(t("who.resume"), () => act(`invite ${name}`), "resume"),
+      button(t("who.watch"), () => act(`watch ${name}`), "watch"),
+      button(t("who.tell"), () => {
         $("chat-mode").value = "tell";
         $("chat-to").value = name;
         $("chat-to").hidden = false;
@@ -682,9 +694,9 @@ function renderWho() {
     item.dataset.name = name;
     item.dataset.what = what;
     const terms = document.createElement("span");
-    terms.textContent = `${name} wants to ${what}. `;
-    item.append(terms, button("Join", () => act(`join ${name}`), "join"),
-                button("Decline", () => decline(name), "decline"));
+    terms.textContent = `${invitationText(name, what)} `;
+    item.append(terms, button(t("who.join"), () => act(`join ${name}`), "join"),
+                button(t("who.decline"), () => decline(name), "decline"));
     list.appendChild(item);
   }
   $("invitations-box").hidden = state.invitations.size === 0;
@@ -717,7 +729,7 @@ function renderMatches() {
     if (!other || other.opponent !== name || name > entry.opponent) continue;
     if (name === state.me || entry.opponent === state.me) continue; // your own match
     wanted.set(`${name}-${entry.opponent}`, [`${name} – ${entry.opponent} `,
-      () => [button("Watch", () => act(`watch ${name}`), "watch")]]);
+      () => [button(t("who.watch"), () => act(`watch ${name}`), "watch")]]);
   }
   $("matches-box").hidden = !keyedList($("matches"), wanted);
 }
@@ -725,15 +737,28 @@ function renderMatches() {
 function renderSaved() {
   const wanted = new Map();
   for (const [name, match] of state.saved) {
-    const length = match.length === "unlimited" ? "unlimited" : `${match.length} point match`;
-    const text = `${name}, ${length}, ${match.score}${match.online ? "" : " (not online)"} `;
+    const length = match.length === "unlimited" ? t("match.unlimited")
+      : t("match.points", { n: match.length });
+    const text = `${name}, ${length}, ${match.score}${match.online ? "" : ` ${t("who.offline")}`} `;
     wanted.set(name, [text, () => {
-      const resume = button("Resume", () => act(`invite ${name}`), "resume");
+      const resume = button(t("who.resume"), () => act(`invite ${name}`), "resume");
       resume.disabled = !match.online;
       return [resume];
     }]);
   }
   $("saved-box").hidden = !keyedList($("saved-list"), wanted);
+}
+
+// An invitation's terms ("play a 3 point match") in the reader's words; the rest of the
+// line (a saved match's warning) as the server wrote it.
+function invitationText(name, what) {
+  const found = /^play a ([0-9]+) point match(.*)$/.exec(what);
+  if (found) return `${t("invite.points", { name, n: found[1] })}${found[2]}.`;
+  for (const [terms, key] of [["play an unlimited match", "invite.unlimited"],
+                              ["resume a saved match", "invite.resume"]]) {
+    if (what.startsWith(terms)) return `${t(key, { name })}${what.slice(terms.length)}.`;
+  }
+  return `${name} wants to ${what}.`;
 }
 
 // FIBS has no refusal: the invitation leaves the list and its sender is told in a tell.
@@ -858,7 +883,13 @@ function keys(event) {
 
 // -- wiring --------------------------------------------------------------------------------
 
-function start() {
+async function start() {
+  try {
+    await loadCatalog();
+    TITLE = document.title;
+  } catch {
+    // no catalog: the page's English stays, composed texts show their keys
+  }
   $("login-form").addEventListener("submit", doLogin);
   $("in-clear").hidden = !sendsInClear(location.protocol, location.hostname);
   $("logout").addEventListener("click", logOut);
