@@ -982,14 +982,11 @@ class LiveMatch:
                 self._block(user, [text.cant_move(names[p])])
         elif isinstance(event, Moved):
             self._moved_lines(event)
-        elif isinstance(event, Doubled):
+        elif isinstance(event, (Doubled, Redoubled)):
+            # An instant redouble is offered in a double's words (protocol/play.md).
             p = event.player
             self._say(p, [text.you_double(names[1 - p])], [text.doubles_to_you(names[p])],
                       [text.doubles(names[p])])
-        elif isinstance(event, Redoubled):
-            p = event.player
-            self._say(p, [text.you_redouble(names[1 - p], event.value)],
-                      [text.redoubles_to_you(names[p])], [text.redoubles(names[p])])
         elif isinstance(event, DoubleAccepted):
             p = event.player
             self._say(p, [text.you_accept_double(event.value)],

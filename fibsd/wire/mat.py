@@ -193,14 +193,15 @@ def _header(match: Match, names: tuple[str, str], date: datetime.date | None, si
     else:
         tags.append(("Jacoby", "Off"))
         tags.append(("Beaver", "Off" if match.redouble_limit == 0 else "On"))
-    tags += _fair_dice_tags(dice)
+    tags += fair_dice_tags(dice)
     return [f'; [{key} "{value}"]' for key, value in tags] + [""]
 
 
-def _fair_dice_tags(dice: Any) -> list[tuple[str, str]]:
+def fair_dice_tags(dice: Any) -> list[tuple[str, str]]:
     """A seeded match's dice (protocol/fair-dice.md), so that the exported file alone is
-    enough to check every roll: the revealed seed and both players' texts (which never
-    hold a quote)."""
+    enough to check every roll: the revealed seed and both players' texts, in hex like
+    the ``fairdice:`` lines (``export`` sends these lines to a client, and a player's
+    words could hold a phrase its patterns look for)."""
     if not isinstance(dice, Mapping) or not isinstance(dice.get("server_seed"), str):
         return []
     earlier = dice.get("earlier") or []
@@ -213,8 +214,8 @@ def _fair_dice_tags(dice: Any) -> list[tuple[str, str]]:
         suffix = f" From Roll {seed.get('first_roll', 0)}" if number else ""
         texts = seed.get("texts") or ["", ""]
         tags += [(f"Dice Seed{suffix}", _tag_value(str(seed.get("server_seed", "")))),
-                 (f"Dice Text 1{suffix}", _tag_value(str(texts[0]))),
-                 (f"Dice Text 2{suffix}", _tag_value(str(texts[1])))]
+                 (f"Dice Text Hex 1{suffix}", str(texts[0]).encode().hex()),
+                 (f"Dice Text Hex 2{suffix}", str(texts[1]).encode().hex())]
     return tags
 
 

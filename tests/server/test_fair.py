@@ -161,10 +161,13 @@ def test_a_drop_reveals_the_seed_and_the_match_resumes_under_a_new_one(
     table.send("carol", "fairdice")
     counter = table.match.fair.next_roll
     assert table.lines("carol") == [f"fairdice: match alice bob commitment {renewed}",
-                                    "fairdice: texts alice '' bob 'again'",
+                                    f"fairdice: texts alice - bob {b'again'.hex()}",
                                     f"fairdice: {counter} rolls so far",
                                     f"fairdice: earlier seed {SEED.hex()} rolls 0-{made - 1}",
-                                    "fairdice: texts alice '' bob 'lucky 7'"]
+                                    f"fairdice: texts alice - bob {b'lucky 7'.hex()}"]
+    table.send("carol", "fairdice texts")
+    assert table.lines("carol") == ["fairdice: alice has no dice text.",
+                                    "fairdice: text of bob: again"]
     play_out(table)
     (record,) = finished_records(table.server)
     assert check_record(record, commitment) > counter
@@ -174,9 +177,9 @@ def test_a_drop_reveals_the_seed_and_the_match_resumes_under_a_new_one(
         out.getvalue().splitlines()
     # the export's header carries every seed, each with the roll it starts at
     tags = parse_mat(mat_text(record, fair_dice=True)).tags
-    assert (tags["Dice Seed"], tags["Dice Text 2"]) == (SEED.hex(), "lucky 7")
-    assert (tags[f"Dice Seed From Roll {made}"], tags[f"Dice Text 1 From Roll {made}"],
-            tags[f"Dice Text 2 From Roll {made}"]) == (fresh.hex(), "", "again")
+    assert (tags["Dice Seed"], tags["Dice Text Hex 2"]) == (SEED.hex(), b"lucky 7".hex())
+    assert (tags[f"Dice Seed From Roll {made}"], tags[f"Dice Text Hex 1 From Roll {made}"],
+            tags[f"Dice Text Hex 2 From Roll {made}"]) == (fresh.hex(), "", b"again".hex())
 
 
 def test_a_saved_match_from_before_fair_dice_goes_on_with_a_seed() -> None:
@@ -447,7 +450,7 @@ def test_a_dice_text_longer_than_the_limit_is_refused() -> None:
         "** Your dice text may have at most 8 characters: letters, digits, blanks and"
         " punctuation other than quotes and backslashes."]
     table.send("alice", "diceseed 12345678")
-    assert table.lines("alice") == ["fairdice: your dice text is now '12345678'."]
+    assert table.lines("alice") == ["fairdice: your dice text in hex is now 3132333435363738."]
     assert table.user("alice").dice_text == "12345678"
 
 

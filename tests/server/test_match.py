@@ -681,8 +681,9 @@ def test_pip_and_unlimited_redoubles() -> None:
     table.lines()
     table.send("bob", "redouble")
     got = table.lines()
-    assert got["bob"] == ["You redouble to 4. Please wait for alice to accept or reject."]
-    assert got["alice"] == ["", "bob redoubles. Type 'accept' or 'reject'."]
+    # Issue 21: in a double's words, which stock parsers read as the offer it is.
+    assert got["bob"] == ["You double. Please wait for alice to accept or reject."]
+    assert got["alice"] == ["", "bob doubles. Type 'accept' or 'reject'."]
     table.send("alice", "redouble")
     assert table.lines("alice") == ["** You can't redouble any more in this game."]
     table.send("alice", "accept")
