@@ -206,7 +206,8 @@ unauthenticated_per_address = 100000
 
 def cluster_section(broker: str, node: str) -> str:
     """The ``[cluster]`` table of one node's config."""
-    return f'\n[cluster]\nurl = "{broker}"\nnode = "{node}"\n'
+    # A throwaway secret: the benchmark's broker is its own, on loopback.
+    return f'\n[cluster]\nurl = "{broker}"\nnode = "{node}"\nsecret = "benchmark-cluster-secret"\n'
 
 
 def write_config(directory: Path, port: int, users: int, web_port: int = 0,

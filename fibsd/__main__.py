@@ -152,6 +152,8 @@ def makeService(options: Options) -> Any:
         raise SystemExit(f"fibsd: {error}") from error
     except DATABASE_ERRORS as error:
         raise SystemExit(_cannot_open(settings, error)) from error
+    except ValueError as error:  # a file the settings name cannot be used (a cluster secret)
+        raise SystemExit(f"fibsd: {error}") from error
     # The service logs a failure to listen and stops the reactor; nothing else waits.
     service.listening.addErrback(lambda failure: None)
     service.tls_listening.addErrback(lambda failure: None)

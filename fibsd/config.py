@@ -254,9 +254,33 @@ class Db:
 
 
 def redis_url(value: str) -> str | None:
-    if value and not value.startswith(("redis://", "unix://")):
-        return f"must be empty (no cluster) or a redis:// URL, not {value!r}"
+    if value and not value.startswith(("redis://", "rediss://", "unix://")):
+        return f"must be empty (no cluster) or a redis://, rediss:// or unix:// URL, not {value!r}"
     return None
+
+
+def node_name(value: str) -> str | None:
+    if len(value) > NODE_NAME_MAX or not all(c.isascii() and (c.isalnum() or c in "._:-")
+                                             for c in value):
+        return (f"must be at most {NODE_NAME_MAX} letters, digits and . _ : - "
+                f"(it names a Redis channel), not {value!r}")
+    return None
+
+
+def cluster_secret(value: str) -> str | None:
+    if value and len(value) < SECRET_MIN:
+        return f"must be at least {SECRET_MIN} characters (openssl rand -hex 32 makes one)"
+    return None
+
+
+def absolute_or_empty(value: str) -> str | None:
+    if value and not Path(value).expanduser().is_absolute():
+        return f"must be an absolute path (or empty), not {value!r}"
+    return None
+
+
+NODE_NAME_MAX = 64
+SECRET_MIN = 16
 
 
 @dataclass(frozen=True)
@@ -264,9 +288,22 @@ class Cluster:
     """Several fibsd nodes as one server over a Redis broker (docs/cluster.md)."""
 
     url: str = checked("", redis_url)  # empty: a single node, no broker
-    node: str = ""  # this node's name in the cluster; empty: host name and port
+    node: str = checked("", node_name)  # this node's name; empty: host name and port
     heartbeat_ms: int = checked(1000, between(100, 60000))
     dead_after_ms: int = checked(3000, between(300, 600000))
+    # The shared secret that signs every message (fibsd.cluster.envelope); never shown.
+    secret: str = field(default="", repr=False, metadata={"check": cluster_secret})
+    secret_file: str = checked("", absolute_or_empty)  # read at start instead of ``secret``
+    encrypt: bool = False  # cross-node payloads encrypted too (AES-256-GCM)
+    replay_window_ms: int = checked(30000, between(1000, 3600000))
+    max_nodes: int = checked(32, between(1, 1000))
+    max_message_bytes: int = checked(8388608, between(65536, 536870912))
+    forward_timeout_ms: int = checked(5000, between(100, 600000))
+    # The broker over TLS (rediss://): a CA file (empty: the system's), and a client
+    # certificate and key where Redis asks for one (tls-auth-clients).
+    tls_ca: str = checked("", absolute_or_empty)
+    tls_certificate: str = checked("", absolute_or_empty)
+    tls_key: str = checked("", absolute_or_empty)
 
 
 @dataclass(frozen=True)
@@ -316,6 +353,10 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:
             table = table.setdefault(section, {})
         table[key] = value
     settings = _merge(settings, nested, Path.cwd(), "")
+    cluster = settings.cluster
+    if cluster.url and not (cluster.secret or cluster.secret_file):
+        raise ConfigError("cluster.secret", "a cluster needs a shared secret: set [cluster] "
+                          "secret or secret_file, the same on every node (docs/cluster.md)")
     if isinstance(settings.database, Path) and not settings.database.is_absolute():
         settings = replace(settings, database=_absolute(settings.data_dir, settings.database))
     tls = settings.tls

@@ -33,6 +33,7 @@ from tests.server.test_kill_drill import Server
 
 REPO = Path(__file__).resolve().parent.parent
 PASSWORD = "secret"
+SECRET = "tests-cluster-secret-0123456789"  # the nodes' shared [cluster] secret
 GAME_COMMANDS = frozenset({"roll", "move", "double", "accept", "reject"})
 # The lines the chat and presence assertions look at: CLIP 7/8 (logins, logouts), 12-19
 # (tell, say, shout, whisper, kibitz and their echoes) and the kibitz/whisper count.
@@ -58,7 +59,7 @@ def write_config(directory: Path, name: str, database: str, broker: str, *,
         f'database = "{database}"\nmotd = "{REPO / "config" / "motd.txt"}"\n'
         "web_port = 0\nidle_timeout = 0\n"
         "[passwords]\ntime_cost = 1\nmemory_kib = 64\n"
-        f'[cluster]\nurl = "{broker}"\nnode = "{name}"\n'
+        f'[cluster]\nurl = "{broker}"\nnode = "{name}"\nsecret = "{SECRET}"\n'
         f"heartbeat_ms = {heartbeat_ms}\ndead_after_ms = {dead_after_ms}\n")
     return config
 

@@ -44,15 +44,25 @@ def record_rolls(record: dict[str, Any]) -> list[str]:
 
 def check_record(text: str, commitment: str | None = None) -> int:
     """Assert that every roll of a stored match record is the derived one (and that the
-    seed fits ``commitment`` when given); returns how many rolls were checked."""
+    first seed fits ``commitment`` when given); returns how many rolls were checked.
+    A match that was left or saved went on under a fresh seed (fair-dice.md 1.2): the
+    record's ``earlier`` seeds each made the rolls from their ``first_roll`` on."""
     record = json.loads(text)
     dice = record["dice"]
-    server_seed = bytes.fromhex(dice["server_seed"])
+    seeds = [*dice.get("earlier", []),
+             {"server_seed": dice["server_seed"], "texts": dice["texts"],
+              "first_roll": dice.get("first_roll", 0)}]
     if commitment is not None:
-        assert hashlib.sha256(server_seed).hexdigest() == commitment
+        first = bytes.fromhex(seeds[0]["server_seed"])
+        assert hashlib.sha256(first).hexdigest() == commitment
     recorded = record_rolls(record)
     skip = dice.get("unseeded", 0)
-    derived = derive(server_seed, dice["texts"][0], dice["texts"][1], len(recorded))
-    assert recorded[skip:] == derived[skip:], "a roll differs from the one the seed gives"
+    for number, seed in enumerate(seeds):
+        start = max(seed["first_roll"], skip)
+        end = seeds[number + 1]["first_roll"] if number + 1 < len(seeds) else len(recorded)
+        derived = derive(bytes.fromhex(seed["server_seed"]), seed["texts"][0],
+                         seed["texts"][1], end)
+        assert recorded[start:end] == derived[start:end], \
+            f"a roll from {start} to {end} differs from the one its seed gives"
     assert dice["next_roll"] == len(recorded)
     return len(recorded)

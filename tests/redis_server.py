@@ -13,7 +13,8 @@ import socket
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -34,22 +35,23 @@ class RedisServer:
     process: subprocess.Popen[bytes]
     port: int
     directory: Path
+    extra: Sequence[str] = field(default=())  # more redis-server options (a password...)
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     @classmethod
-    def start(cls) -> RedisServer:
+    def start(cls, extra: Sequence[str] = ()) -> RedisServer:
         binary = shutil.which("redis-server")
         if binary is None:
             raise NoRedis("no redis-server binary: apt-get install redis-server")
         directory = Path(tempfile.mkdtemp(prefix="fibsd-redis-"))
         for _attempt in range(5):  # another process may take the free port first
             port = _free_port()
-            process = _spawn(binary, port, directory)
+            process = _spawn(binary, port, directory, extra)
             if _answers(port, process):
-                return cls(process, port, directory)
+                return cls(process, port, directory, extra)
             process.kill()
             process.wait()
         shutil.rmtree(directory, ignore_errors=True)
@@ -63,7 +65,7 @@ class RedisServer:
     def start_again(self) -> None:
         binary = shutil.which("redis-server")
         assert binary is not None
-        self.process = _spawn(binary, self.port, self.directory)
+        self.process = _spawn(binary, self.port, self.directory, self.extra)
         if not _answers(self.port, self.process):
             raise NoRedis(f"redis-server did not start again on port {self.port}")
 
@@ -73,22 +75,24 @@ class RedisServer:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def _spawn(binary: str, port: int, directory: Path) -> subprocess.Popen[bytes]:
+def _spawn(binary: str, port: int, directory: Path,
+           extra: Sequence[str] = ()) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
          "--appendonly", "no", "--dir", str(directory), "--daemonize", "no",
-         "--loglevel", "warning"],
+         "--loglevel", "warning", *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def _answers(port: int, process: subprocess.Popen[bytes]) -> bool:
-    """Whether the server answers PING within ten seconds (False once it exited)."""
+    """Whether the server answers PING within ten seconds (False once it exited); a
+    server with a password answers that it wants one, which will do."""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and process.poll() is None:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
                 connection.sendall(b"PING\r\n")
-                if connection.recv(64).startswith(b"+PONG"):
+                if connection.recv(64).startswith((b"+PONG", b"-NOAUTH")):
                     return True
         except OSError:
             time.sleep(0.02)

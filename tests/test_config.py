@@ -155,7 +155,18 @@ def test_overrides_win_and_resolve_against_the_current_directory(
          "unknown time zone 'Mars/Olympus'"),
         ("[passwords]\nmemory_kib = 4", "passwords.memory_kib", "must be at least 8, not 4"),
         ('[cluster]\nurl = "nats://127.0.0.1:4222"', "cluster.url",
-         "must be empty (no cluster) or a redis:// URL, not 'nats://127.0.0.1:4222'"),
+         "must be empty (no cluster) or a redis://, rediss:// or unix:// URL, "
+         "not 'nats://127.0.0.1:4222'"),
+        ('[cluster]\nurl = "redis://127.0.0.1:6379/0"', "cluster.secret",
+         "a cluster needs a shared secret: set [cluster] secret or secret_file, the same "
+         "on every node (docs/cluster.md)"),
+        ('[cluster]\nsecret = "short"', "cluster.secret",
+         "must be at least 16 characters (openssl rand -hex 32 makes one)"),
+        ('[cluster]\nsecret_file = "secret.txt"', "cluster.secret_file",
+         "must be an absolute path (or empty), not 'secret.txt'"),
+        ('[cluster]\nnode = "n 1"', "cluster.node",
+         "must be at most 64 letters, digits and . _ : - (it names a Redis channel), "
+         "not 'n 1'"),
         ("[cluster]\nheartbeat_ms = 50", "cluster.heartbeat_ms",
          "must be at least 100 and at most 60000, not 50"),
     ],
@@ -194,11 +205,12 @@ def test_settings_are_frozen() -> None:
         settings.port = 1  # type: ignore[misc]
 
 
-def test_the_cluster_option_sets_the_broker_url() -> None:
+def test_the_cluster_option_sets_the_broker_url(tmp_path: Path) -> None:
     from fibsd.__main__ import Options
 
     options = Options()
-    options.parseOptions(["--cluster", "redis://127.0.0.1:6379/0"])
+    options.parseOptions(["--cluster", "redis://127.0.0.1:6379/0", "--config",
+                          str(write(tmp_path, '[cluster]\nsecret = "0123456789abcdef"'))])
     assert options.settings().cluster.url == "redis://127.0.0.1:6379/0"
     assert load_settings(None, {}).cluster.url == ""  # no option, no cluster
 

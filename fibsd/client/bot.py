@@ -135,6 +135,9 @@ class Bot:
         self.opponent: str | None = None  # of the running or interrupted match
         self.playing = False
         self.move_on_board = False
+        # Our double is waiting for an answer: a double offered back now is an instant
+        # redouble (fibsd words it as a double, as FIBS clients know no other line).
+        self.doubled = False
         self.want_match: str | None = None  # whom we invite (again) until a match begins
         self.retries = 0
         self.retry_call: IDelayedCall | None = None
@@ -308,10 +311,17 @@ class Bot:
         else:
             self.send("roll")
 
+    def on_YouDouble(self, event: ev.YouDouble) -> None:
+        self.doubled = True
+
+    def on_AcceptsDouble(self, event: ev.AcceptsDouble) -> None:
+        self.doubled = False
+
     def on_Doubles(self, event: ev.Doubles) -> None:
+        redouble, self.doubled = self.doubled, False
         if not event.must_answer or self.board is None:
             return
-        take = self.brain.take(self.board.position(), self._cube_state(redouble=event.redouble))
+        take = self.brain.take(self.board.position(), self._cube_state(redouble=redouble))
         self.send("accept" if take else "reject")
 
     def on_ResignOffer(self, event: ev.ResignOffer) -> None:

@@ -505,24 +505,20 @@ class Done(Event):
 class Doubles(Event):
     """``bob doubles.`` (watchers) / ``bob doubles. Type 'accept' or 'reject'.`` (you must answer).
 
-    ``redouble`` marks the instant redoubles of unlimited matches (``bob redoubles.``), which
-    are answered the same way.
+    An instant redouble of an unlimited match reads the same: it comes while your own
+    double waits for its answer.
     """
 
     player: str
     must_answer: bool
-    redouble: bool = False
 
 
 @dataclass(frozen=True)
 class YouDouble(Event):
-    """``You double. Please wait for <opponent> to accept or reject.``
-
-    ``cube`` is only stated by an instant redouble: ``You redouble to 4. Please wait ...``.
-    """
+    """``You double. Please wait for <opponent> to accept or reject.`` (an instant redouble
+    too)."""
 
     opponent: str
-    cube: int | None = None
 
 
 @dataclass(frozen=True)

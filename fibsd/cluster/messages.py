@@ -1,14 +1,20 @@
 """What nodes say to each other over the broker, and a user's shared state.
 
 Channels: ``fibsd:all`` (every node listens) and ``fibsd:node:<name>`` (one node).
-A message is compact JSON, ``{"n": <sending node>, "b": [item, ...]}``: everything one
-node has for another in one reactor turn goes out as ONE message on the receiver's
-channel, items in the order they were made.  Redis keeps the order of one publishing
+A message (sealed by fibsd.cluster.envelope: signed, stamped against replays, and
+encrypted if asked) carries a list of items: everything one node has for another in
+one reactor turn goes out as ONE message on the receiver's channel, items in the
+order they were made.  Redis keeps the order of one publishing
 connection, so between two nodes there is one ordered stream.  Items (lists, first
 element the kind):
 
-On ``fibsd:all`` only:
+On ``fibsd:all`` (and ``hello`` to one node too):
   ``["hello"]``        a node (re)started: forget what you knew of it, send it ``sync``.
+                       To one node: "I did not know you (I started late, or took you
+                       for dead): forget what you held of me", before the sender's
+                       ``sync``.  (A node not known yet is met by its ``hello``, a
+                       heartbeat or its ``sync``; other messages of an unknown node are
+                       dropped.)
   ``["bye"]``          a node stops (after its users' logouts): forget it now.
   ``["hb"]``           heartbeat, every ``cluster.heartbeat_ms``; a node unheard for
                        ``cluster.dead_after_ms`` is dead (its users drop connection).
@@ -45,8 +51,9 @@ To one node (a "broadcast" item is put in every known node's message):
   ``["lf", address, account]``  (broadcast) a failed login on the sender: every node's
                        login throttle counts it (fibsd.server.access).
   ``["f", name, command, rest, n]``  run ``command`` for ``name`` (a user of the
-                       sender) here, as his proxy; its replies come back as
-                       deliveries, then
+                       sender) here, as his proxy, checked as his node would (only a
+                       forwardable command, ``admin_only`` for admins only); its
+                       replies come back as deliveries, then
   ``["done", n]``      forwarded command ``n`` is done: the sender's session prompts and
                        goes on with the next line.
 
@@ -62,7 +69,6 @@ sent when it moved a second or more).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fibsd.server.user import OnlineUser
@@ -77,15 +83,6 @@ IDLE_STEP = 1.0  # seconds: how far last_active must move before it is replicate
 
 def node_channel(node: str) -> bytes:
     return f"fibsd:node:{node}".encode()
-
-
-def encode(node: str, items: list[list[Any]]) -> bytes:
-    return json.dumps({"n": node, "b": items}, separators=(",", ":")).encode()
-
-
-def decode(payload: bytes) -> tuple[str, list[list[Any]]]:
-    message = json.loads(payload)
-    return message["n"], message["b"]
 
 
 def snapshot(user: OnlineUser) -> dict[str, Any]:

@@ -12,15 +12,30 @@ that changed a proxy (a match there sets ``playing``, ``watch`` there sets
 ``watching``) sends the fields that changed since the last replicated ones.  A match
 lives on the node where ``join`` ran (the inviter's: his invitation is there); a
 command about it typed on another node is forwarded there and run as the user's
-proxy, and the typing session waits for its ``done`` (``route``).  The inter-node
-messages are listed in fibsd.cluster.messages.
+proxy, and the typing session waits for its ``done`` (``route``), for at most
+``cluster.forward_timeout_ms``.  The inter-node messages are listed in
+fibsd.cluster.messages.
+
+What a node takes from the broker: only messages signed with the cluster's secret,
+fresh and in order (fibsd.cluster.envelope); from a node it knows, or one that
+introduces itself (``hello``, a heartbeat, a ``sync``), up to ``cluster.max_nodes``.
+Anything else, and any message that fails to apply, is dropped and counted
+(``dropped``, and a ``limit`` event at most once a minute per reason and source):
+nothing a message holds can break the broker connection.
+
+Death is judged by heartbeats heard since this node's own broker link last changed:
+a node whose link was down does not take the others for dead until it has been down
+for ``dead_after_ms``, nor before they had ``dead_after_ms`` to be heard again once
+it is back.
 """
 
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import Deferred
@@ -29,8 +44,10 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from fibsd.cluster import messages as m
-from fibsd.cluster.broker import Broker
+from fibsd.cluster.broker import Address, Broker, tls_options
+from fibsd.cluster.envelope import Dropped, Envelope, Freshness
 from fibsd.cluster.remote import RemoteRolls, RemoteSession
+from fibsd.config import SECRET_MIN
 from fibsd.server import commands
 from fibsd.server.commands.listings import running_games
 from fibsd.server.commands.play import Invitation
@@ -56,6 +73,37 @@ MATCH_COMMANDS = frozenset({
 # finished match, read on the user's own node).  (``join``, ``watch``, ``look``,
 # ``oldboard`` and ``oldmoves`` go where the match or invitation they name is: ``_where``.)
 VIEW_COMMANDS = frozenset({"board", "pip", "fairdice"})
+# Every command a node may forward (``_where``); a node runs no other for another's user.
+FORWARDED = MATCH_COMMANDS | VIEW_COMMANDS | {"join", "watch", "look", "oldboard", "oldmoves"}
+# Items that introduce a node not known yet (a start, a heartbeat, an answer to ours).
+INTRODUCTIONS = frozenset({"hello", "hb", "sync"})
+# What the operator may look at when messages are dropped for a reason.
+HINTS = {
+    "forged": " (not signed with this node's [cluster] secret: another secret, or not a node)",
+    "replayed": " (seen before, or sent more than cluster.replay_window_ms from this "
+                "node's clock: are the clocks in step?)",
+    "too_many_nodes": " (cluster.max_nodes other nodes known already)",
+    "too_large": " (over cluster.max_message_bytes)",
+}
+# A forwarded command unanswered within ``cluster.forward_timeout_ms`` (or not sent: the
+# broker is unreachable); his session goes on.
+NO_ANSWER = "Sorry, that command got no answer in time; it may not have been done."
+
+
+def read_secret(settings: Any) -> str:
+    """The cluster's secret: ``secret``, or the contents of ``secret_file``; raises
+    ValueError (with one line that never holds the secret) when there is none."""
+    if settings.secret:
+        return str(settings.secret)
+    try:
+        secret = Path(settings.secret_file).expanduser().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeError) as error:
+        raise ValueError(f"cannot read cluster.secret_file {settings.secret_file}: "
+                         f"{getattr(error, 'strerror', None) or error}") from error
+    if len(secret) < SECRET_MIN:
+        raise ValueError(f"cluster.secret_file {settings.secret_file}: the secret must be "
+                         f"at least {SECRET_MIN} characters")
+    return secret
 
 
 class MatchTable(dict[str, Any]):
@@ -121,13 +169,23 @@ class ClusterNode:
         self.reactor = reactor
         self.settings = services.settings.cluster
         self.name = self.settings.node
+        self._secret = read_secret(self.settings)
+        tls_options(Address.from_url(self.settings.url), self.settings)  # fails now, not later
+        self.envelope: Envelope | None = None  # made at ``start``, once the name is known
+        # Per sender, what was taken (replays are dropped); more room than ``max_nodes``
+        # so that nodes just forgotten are still remembered.
+        self.freshness = Freshness(self.settings.replay_window_ms, 2 * self.settings.max_nodes)
+        self.dropped: Counter[str] = Counter()  # messages dropped, by reason
+        # Heartbeats are counted from here: the last time our broker link went or came.
+        self._judged_from = 0.0
         self.broker: Broker | None = None
         self.peers: dict[str, float] = {}  # node -> when last heard
         self.keys: dict[str, tuple[float, str]] = {}  # online name -> login key
         self.snaps: dict[str, dict[str, Any]] = {}  # online name -> last replicated state
         self.match_hosts: dict[str, str] = {}  # player -> the other node hosting his match
-        # Commands forwarded to other nodes, by number: (node, fired when done, session).
-        self.pending: dict[int, tuple[str, Deferred[None], Session]] = {}
+        # Commands forwarded to other nodes, by number: (node, fired when done, session,
+        # the deadline's timer).
+        self.pending: dict[int, tuple[str, Deferred[None], Session, Any]] = {}
         self._forward_count = 0
         self._out: dict[str, list[list[Any]]] = {}
         self._flush_call: Any = None
@@ -141,7 +199,7 @@ class ClusterNode:
         # answers by node, fired with them).
         self._asks: dict[int, tuple[set[str], dict[str, Any], Deferred[list[Any]]]] = {}
         self._ask_count = 0
-        self._handlers = {
+        self._handlers: dict[str, Callable[..., None]] = {
             "hello": self._hello, "hb": self._nothing, "bye": self._bye, "want": self._want,
             "sync": self._sync,
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
@@ -156,10 +214,11 @@ class ClusterNode:
 
     def start(self, port: int) -> None:
         if not self.name:
-            self.name = f"{socket.gethostname()}:{port}"
-        self.broker = Broker(self.reactor, self.settings.url,
+            self.name = f"{socket.gethostname()[:50]}:{port}"
+        self.envelope = Envelope(self._secret, self.name, self.settings.encrypt, self.reactor)
+        self.broker = Broker(self.reactor, self.settings,
                              [m.ALL, m.node_channel(self.name)], self._received,
-                             self._subscribed)
+                             self._subscribed, self._link_lost)
         self.broker.start()
         self._heartbeat.start(self.settings.heartbeat_ms / 1000, now=False)
 
@@ -167,9 +226,11 @@ class ClusterNode:
         """Send what is queued, then close the broker connections."""
         if self._heartbeat.running:
             self._heartbeat.stop()
+        for _, _, _, timer in self.pending.values():
+            timer.cancel()
         self._flush()
         if self.broker is not None:
-            self.broker.publish(m.ALL, m.encode(self.name, [["bye"]]))
+            self._publish(m.ALL, [["bye"]])
             self.broker.stop()
 
     def _subscribed(self) -> None:
@@ -177,24 +238,36 @@ class ClusterNode:
         them for their users (back after a lost broker connection: what they said
         meanwhile is lost)."""
         assert self.broker is not None
+        self._judged_from = self.reactor.seconds()
         if not self._greeted:
             self._greeted = True
             _log.info("cluster node {node} joins at {url}", event="cluster", node=self.name,
                       url=self.broker.where)
-            self.broker.publish(m.ALL, m.encode(self.name, [["hello"]]))
+            self._publish(m.ALL, [["hello"]])
         else:
-            self.broker.publish(m.ALL, m.encode(self.name, [["hb"]]))
+            self._publish(m.ALL, [["hb"]])
             for peer in list(self.peers):  # whichever of two nodes is back last, both
                 self.send(peer, ["want"])  # learn what they missed of each other
                 self._want(peer)
 
+    def _link_lost(self) -> None:
+        """Our broker link is down: the others are not heard, which says nothing of
+        them until it has lasted ``dead_after_ms``.  The commands forwarded and not
+        done will not be: what was in flight is lost, so their sessions go on now."""
+        self._judged_from = self.reactor.seconds()
+        for number in list(self.pending):
+            target, done, session, timer = self.pending.pop(number)
+            timer.cancel()
+            session.error(NO_ANSWER)
+            done.callback(None)
+
     def _beat(self) -> None:
         if self.broker is not None:
-            self.broker.publish(m.ALL, m.encode(self.name, [["hb"]]))
+            self._publish(m.ALL, [["hb"]])
         now = self.reactor.seconds()
         limit = self.settings.dead_after_ms / 1000
         for peer, heard in list(self.peers.items()):
-            if now - heard > limit:
+            if now - max(heard, self._judged_from) > limit:
                 try:
                     self._dead(peer)
                 except Exception:  # the heartbeat must go on whatever happens
@@ -234,7 +307,18 @@ class ClusterNode:
         for node, items in out.items():
             # Without a broker the items are lost (the broker connection logs its loss
             # once); the nodes resynchronise when they hear each other again.
-            self.broker.publish(m.node_channel(node), m.encode(self.name, items))
+            epoch = self.freshness.epoch_of(node)
+            if epoch is not None:  # (always, for a node heard from)
+                self._publish(m.node_channel(node), items, epoch)
+
+    def _publish(self, channel: bytes, items: list[list[Any]], recipient: int = 0) -> None:
+        assert self.broker is not None and self.envelope is not None
+        payload = self.envelope.seal(channel, recipient, items)
+        if len(payload) > self.settings.max_message_bytes:
+            _log.error("cluster: a message of {size} bytes is over cluster.max_message_bytes "
+                       "and will be dropped by the other nodes", event="error",
+                       size=len(payload))
+        self.broker.publish(channel, payload)
 
     # --- what the lobby and the sessions tell us ------------------------------------
 
@@ -304,11 +388,30 @@ class ClusterNode:
         if target is None:
             return None
         done: Deferred[None] = Deferred()
+        if self.broker is None or not self.broker.connected:
+            session.error(NO_ANSWER)  # it cannot be sent: no use waiting
+            done.callback(None)
+            return done
         self._forward_count += 1
-        self.pending[self._forward_count] = (target, done, session)
-        self.send(target, ["f", user.name, command, rest, self._forward_count])
+        number = self._forward_count
+        timer = self.reactor.callLater(self.settings.forward_timeout_ms / 1000,
+                                       self._no_answer, number)
+        self.pending[number] = (target, done, session, timer)
+        self.send(target, ["f", user.name, command, rest, number])
         self._flush()  # he waits for nothing else
         return done
+
+    def _no_answer(self, number: int) -> None:
+        """The deadline of forwarded command ``number``: its session goes on.  (Its
+        lines, should they come later, are shown then, as any event.)"""
+        target, done, session, _ = self.pending.pop(number)
+        count = self.services.refusals.due("cluster.forward_timeout_ms", target)
+        if count is not None:  # at most a line a minute per node, however many players
+            _log.warn("cluster: node {node} did not answer {count} forwarded command(s) in "
+                      "{ms} ms", event="cluster", node=target, count=count,
+                      ms=self.settings.forward_timeout_ms)
+        session.error(NO_ANSWER)
+        done.callback(None)
 
     def _where(self, user: OnlineUser, command: str, rest: str) -> str | None:
         mine = self.host_of(user.name) if user.playing is not None else None
@@ -335,31 +438,74 @@ class ClusterNode:
 
     # --- receiving --------------------------------------------------------------------
 
-    def _received(self, channel: bytes, payload: bytes) -> None:
+    def _received(self, channel: bytes, payload: bytes | None) -> None:
+        """A message from the broker (None: one over ``max_message_bytes``, skipped):
+        verified, checked, applied; whatever fails is dropped and counted."""
         try:
-            sender, items = m.decode(payload)
-        except (ValueError, KeyError, TypeError):
-            _log.warn("cluster: unreadable message on {channel}", event="cluster",
-                      channel=channel.decode("utf-8", "replace"))
-            return
+            self._take(channel, payload)
+        except Dropped as dropped:
+            self._drop(dropped.reason, channel.decode("utf-8", "replace")[:80])
+        except Exception:
+            self._drop("malformed", channel.decode("utf-8", "replace")[:80], Failure())
+
+    def _take(self, channel: bytes, payload: bytes | None) -> None:
+        assert self.envelope is not None
+        if payload is None:
+            raise Dropped("too_large")
+        message = self.envelope.open(channel, payload)
+        sender = message.sender
         if sender == self.name:
-            return
-        if sender not in self.peers and items and items[0][0] == "bye":
-            return
-        if sender not in self.peers and items and items[0][0] != "hello":
-            # A node we did not know (we started late, or took it for dead): tell it
-            # our users, and ask for its own unless they are coming.
-            self._met(sender)
-            if items[0][0] != "sync":
-                self.send(sender, ["want"])
-            self._want(sender)
+            return  # our own, on fibsd:all
+        # On our channel: meant for this run of this node (0 on fibsd:all).  What the
+        # others sent to our earlier run before they heard our hello is expected.
+        wanted = self.envelope.epoch if channel != m.ALL else 0
+        if message.recipient != wanted:
+            raise Dropped("earlier_run" if 0 < message.recipient < wanted else "replayed")
+        self.freshness.take(message, int(self.reactor.seconds() * 1000))
+        items = message.items
+        kinds = {item[0] for item in items}
+        if sender not in self.peers:
+            if items[0][0] == "bye":
+                return
+            if not kinds & INTRODUCTIONS:
+                raise Dropped("unknown_node")
+            if len(self.peers) >= self.settings.max_nodes:
+                raise Dropped("too_many_nodes")
+            if items[0][0] != "hello":
+                # A node we did not know (we started late, or took it for dead): tell it
+                # our users, and ask for its own unless they are coming.  Unless they
+                # are, it may still hold ours from before we took it for dead: a
+                # ``hello`` makes it forget them (and save the matches between us) as we
+                # did, so that both sides agree, then ``sync`` gives them back.
+                self._met(sender)
+                if "sync" not in kinds:
+                    self.send(sender, ["hello"])
+                self._want(sender)
         self.peers[sender] = self.reactor.seconds()
         for item in items:
+            handler = self._handlers.get(item[0])
             try:
-                self._handlers[item[0]](sender, *item[1:])
+                if handler is None:
+                    raise Dropped("malformed")
+                handler(sender, *item[1:])
+            except Dropped as dropped:
+                self._drop(dropped.reason, sender)
             except Exception:
-                _log.failure("cluster: failed on {kind} from {node}", Failure(),
-                             event="error", kind=str(item[0])[:10], node=sender)
+                self._drop("malformed", sender, Failure())
+
+    def _drop(self, reason: str, source: str, failure: Failure | None = None) -> None:
+        """Count a dropped message (or item); tell the operator at most once a minute
+        per reason and source (``fibsd.server.access.RefusalLog``)."""
+        self.dropped[reason] += 1
+        if reason == "earlier_run":
+            return  # after each restart of this node: counted, not worth a log line
+        count = self.services.refusals.due(f"cluster.{reason}", source)
+        if count is not None:
+            _log.warn("cluster: dropped {count} {reason} message(s) from {source}{error}",
+                      event="limit", limit=f"cluster.{reason}", reason=reason,
+                      source=source, count=count,
+                      error=f" ({failure.type.__name__}: {failure.getErrorMessage()[:120]})"
+                      if failure else HINTS.get(reason, ""))
 
     def _met(self, node: str) -> None:
         self.peers[node] = self.reactor.seconds()
@@ -550,12 +696,26 @@ class ClusterNode:
                 getattr(user.session, m.DELIVERY[method])(*args)
 
     def _forwarded(self, sender: str, name: str, command: str, rest: str, number: int) -> None:
-        """A command of a user of ``sender`` about a match here: run it as his proxy."""
+        """A command of a user of ``sender`` about a match here: run it as his proxy,
+        checked as his own node checks what he types (and only a command his node
+        forwards: ``FORWARDED``)."""
         user = self.lobby.online.get(name)
-        found = commands.COMMANDS.get(command)
-        if user is None or not user.session.remote or found is None:
+        found = commands.COMMANDS.get(command) if command in FORWARDED else None
+        if not isinstance(rest, str):
+            raise Dropped("malformed")
+        if found is not None and found.admin_only and name not in self.services.settings.admins:
+            found = None
+        limit = self.services.settings.limits.max_line_length
+        refusal = None
+        if user is None or not user.session.remote or user.session.home != sender:
             # Not (or no longer) known here: the login or the logout is on its way.
-            self.deliver(sender, name, "s", [f"** {COMMAND_FAILED}"])
+            refusal = f"** {COMMAND_FAILED}"
+        elif found is None:
+            refusal = f"** Unknown command: '{command[:40]}'"
+        elif len(rest) > limit:
+            refusal = f"** Your line was too long (more than {limit} characters) and was ignored."
+        if refusal is not None:
+            self.deliver(sender, name, "s", [refusal])
             self.send(sender, ["done", number])
             return
 
@@ -582,6 +742,7 @@ class ClusterNode:
         waiting = self.pending.get(number)
         if waiting is not None and waiting[0] == sender:
             del self.pending[number]
+            waiting[3].cancel()
             waiting[1].callback(None)
 
     # --- a node gone ------------------------------------------------------------------
@@ -622,9 +783,10 @@ class ClusterNode:
         for token, (waiting, _, _) in list(self._asks.items()):
             waiting.discard(node)
             self._answered(token)
-        for number, (target, done, session) in list(self.pending.items()):
+        for number, (target, done, session, timer) in list(self.pending.items()):
             if target == node:
                 del self.pending[number]
+                timer.cancel()
                 session.error(COMMAND_FAILED)
                 done.callback(None)
 

@@ -62,23 +62,50 @@ def fair_document(data: Any) -> dict[str, Any]:
         dice = data.get("dice")
         if not isinstance(dice, dict):
             raise NotVerifiable("this match record has no seeded dice")
-        seed = str(dice.get("server_seed", ""))
+        # fair-dice.md 1.2: a match left or saved went on under a fresh seed; the
+        # seeds before it are the record's "earlier" ones, in order.
+        earlier = dice.get("earlier") or []
+        if not isinstance(earlier, list) or not all(isinstance(e, dict) for e in earlier):
+            raise NotVerifiable("earlier seeds must be a list of objects")
+        segments = [*({"server_seed": str(e.get("server_seed", "")), "texts": e.get("texts"),
+                       "first_roll": e.get("first_roll", 0)} for e in earlier),
+                    {"server_seed": str(dice.get("server_seed", "")), "texts": dice.get("texts"),
+                     "first_roll": dice.get("first_roll", 0)}]
+        seed = segments[0]["server_seed"]
         document = {
             "format": FAIR_FORMAT,
             "players": data.get("players"),
             "server_seed": seed,
             "commitment": commitment(bytes.fromhex(seed)) if _is_hex(seed) else "",
-            "texts": dice.get("texts"),
+            "texts": segments[0]["texts"],
             "unseeded": dice.get("unseeded", 0),
             "rolls": list(recorded_rolls(data.get("match"))),
         }
+        if len(segments) > 1:
+            document["seeds"] = segments
     else:
         raise NotVerifiable("the format is neither fibsd-live-match nor fibsd-fair-dice")
     texts = document.get("texts")
     if (not _is_hex(str(document.get("server_seed", ""))) or not isinstance(texts, list)
             or len(texts) != 2 or not all(isinstance(t, str) for t in texts)):
         raise NotVerifiable("server_seed (hex) and two texts are needed")
+    for segment in document.get("seeds") or []:
+        texts = segment.get("texts") if isinstance(segment, dict) else None
+        if (not isinstance(segment, dict) or not _is_hex(str(segment.get("server_seed", "")))
+                or not isinstance(texts, list) or len(texts) != 2
+                or not all(isinstance(t, str) for t in texts)
+                or type(segment.get("first_roll")) is not int):
+            raise NotVerifiable("each of the seeds needs server_seed, two texts and first_roll")
     return document
+
+
+def _seeds(document: dict[str, Any]) -> list[tuple[int, bytes, str]]:
+    """(first roll, seed used, server seed hex) of each seed, in order."""
+    segments = document.get("seeds") or [{"server_seed": document["server_seed"],
+                                          "texts": document["texts"], "first_roll": 0}]
+    return [(int(s["first_roll"]),
+             seed_used(bytes.fromhex(s["server_seed"]), s["texts"][0], s["texts"][1]),
+             s["server_seed"]) for s in segments]
 
 
 def recorded_rolls(match: Any) -> Iterator[list[int]]:
@@ -104,15 +131,21 @@ def verify(document: dict[str, Any], out: TextIO) -> bool:
                   f" {derived_commitment}\n")
         return False
     out.write(f"commitment {derived_commitment} OK\n")
-    seed = seed_used(server_seed, document["texts"][0], document["texts"][1])
+    seeds = _seeds(document)
     skip = int(document.get("unseeded") or 0)
     rolls: Sequence[Any] = document.get("rolls") or []
+    current = 0
     for number, recorded in enumerate(rolls):
         shown = "".join(str(d) for d in recorded)
         if number < skip:
             out.write(f"roll {number} {shown} made before the match had a seed\n")
             continue
-        derived = derive(seed, number)
+        while current + 1 < len(seeds) and seeds[current + 1][0] <= number:
+            current += 1
+            hexed = seeds[current][2]
+            out.write(f"from roll {number}: server seed {hexed}, commitment"
+                      f" {commitment(bytes.fromhex(hexed))}\n")
+        derived = derive(seeds[current][1], number)
         if tuple(recorded) != derived:
             out.write(f"roll {number} {shown} MISMATCH: the seed gives"
                       f" {derived[0]}{derived[1]}\n")

@@ -114,14 +114,42 @@ class SeededDice:
     texts: tuple[str, str] = ("", "")
     next_roll: int = 0
     unseeded: int = 0  # rolls made before the match had a seed (older saved matches)
+    # A match that was left or saved goes on under a fresh seed from the roll it had
+    # reached (``first_roll``); the seeds before it, revealed when it was saved, are kept
+    # as ``earlier``: {"server_seed", "texts", "first_roll", "next_roll"} each.
+    first_roll: int = 0
+    earlier: tuple[dict[str, Any], ...] = ()
     seed: bytes = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if len(self.server_seed) != SEED_BYTES:
             raise ValueError(f"a server seed has {SEED_BYTES} bytes")
-        if self.next_roll < 0:
-            raise ValueError("the roll counter is never negative")
+        if not 0 <= self.first_roll <= self.next_roll:
+            raise ValueError("the roll counter is never negative nor before the seed's first")
         self.seed = mixed_seed(self.server_seed, *self.texts)
+
+    @property
+    def used(self) -> bool:
+        """Whether a roll was made under this seed (so revealing it shows something)."""
+        return self.next_roll > self.first_roll
+
+    def segment(self) -> dict[str, Any]:
+        """This seed's part of the match, as ``earlier`` keeps it once revealed."""
+        return {"server_seed": self.server_seed.hex(), "texts": list(self.texts),
+                "first_roll": self.first_roll, "next_roll": self.next_roll}
+
+    def fresh(self, server_seed: bytes) -> SeededDice:
+        """The dice after this seed has been revealed: ``server_seed`` from the next
+        roll on, this seed kept among the earlier ones."""
+        return SeededDice(server_seed, self.texts, self.next_roll, self.unseeded,
+                          self.next_roll, (*self.earlier, self.segment()))
+
+    def with_texts(self, texts: tuple[str, str]) -> SeededDice:
+        """The same seed mixed with other texts (before its first roll only)."""
+        if self.used:
+            raise ValueError("the texts of a seed that has rolled cannot change")
+        return SeededDice(self.server_seed, texts, self.next_roll, self.unseeded,
+                          self.first_roll, self.earlier)
 
     @property
     def commitment(self) -> str:
@@ -137,6 +165,9 @@ class SeededDice:
                                 "texts": list(self.texts), "next_roll": self.next_roll}
         if self.unseeded:
             data["unseeded"] = self.unseeded
+        if self.earlier:
+            data["first_roll"] = self.first_roll
+            data["earlier"] = [dict(segment) for segment in self.earlier]
         return data
 
     @classmethod
@@ -150,7 +181,14 @@ class SeededDice:
                 or not all(isinstance(t, str) for t in texts)):
             raise ValueError("texts must be two strings")
         unseeded = data.get("unseeded", 0)
-        if type(counter) is not int or type(unseeded) is not int or unseeded < 0:
-            raise ValueError("next_roll and unseeded must be integers")
+        first = data.get("first_roll", 0)
+        if (type(counter) is not int or type(unseeded) is not int or unseeded < 0
+                or type(first) is not int):
+            raise ValueError("next_roll, first_roll and unseeded must be integers")
+        earlier = data.get("earlier", [])
+        if not isinstance(earlier, list) or not all(
+                isinstance(segment, dict) and isinstance(segment.get("server_seed"), str)
+                for segment in earlier):
+            raise ValueError("earlier must be a list of revealed seeds")
         return cls(bytes.fromhex(str(data.get("server_seed"))), (texts[0], texts[1]), counter,
-                   unseeded)
+                   unseeded, first, tuple(dict(segment) for segment in earlier))

@@ -219,6 +219,7 @@ class LiveMatch:
         self._claim_calls: list[IDelayedCall] = []
         self.own_turn_drops: tuple[int, int, int] | None = None
         self._result: _Result | None = None  # set by the end of the match
+        self._ending_game = False  # the events of a game-ending action are being sent
         self._unsaved = 0  # writes queued whose answer has not come back
         self._waiting: deque[Deferred[None]] = deque()  # see ``when_saved``
         self._writes: deque[_Write] = deque()  # not yet stored; the first is under way
@@ -286,6 +287,15 @@ class LiveMatch:
         return match
 
     @staticmethod
+    def saved_names(saved: SavedMatch) -> tuple[str, str]:
+        """A saved match's players in its record's order (the inviter first)."""
+        try:
+            names = json.loads(saved.record)["players"]
+            return (str(names[0]), str(names[1]))
+        except (ValueError, KeyError, IndexError, TypeError):
+            return (saved.player_a, saved.player_b)
+
+    @staticmethod
     def saved_length(record: str) -> int:
         try:
             return int(json.loads(record)["length"])
@@ -347,6 +357,7 @@ class LiveMatch:
         (a roll that could not be played)."""
         rules = self.rules
         game = rules.game
+        score = self.score_before_game() if self._ending_game else rules.score
         seats = []
         for i in (0, 1):
             dice = (0, 0)
@@ -356,7 +367,7 @@ class LiveMatch:
                     dice = (dice[1], dice[0])  # O's die first
             if rolled is not None and rolled[0] == i:
                 dice = rolled[1]
-            seats.append(Seat(self.names[i], self.colour(i), rules.score[i], dice,
+            seats.append(Seat(self.names[i], self.colour(i), score[i], dice,
                               rules.may_double(i), rules.playable(i), rules.forced_die(i)))
         turn: Colour | None = None
         doubled: Colour | None = None
@@ -669,6 +680,13 @@ class LiveMatch:
             self.lobby.matches[name] = self
             self.lobby.invitations.pop(name, None)
         inviter.playing, joiner.playing = joiner.name, inviter.name
+        inviter.parted = joiner.parted = None
+        if resumed and self.fair is not None and not self.fair.used:
+            # The fresh seed drawn when the match was left: the texts in force now are
+            # mixed in, as at the start of a match (protocol/fair-dice.md 1.1, 1.2).
+            texts = {inviter.name: inviter.dice_text, joiner.name: joiner.dice_text}
+            self.fair = self.fair.with_texts((texts[self.names[0]], texts[self.names[1]]))
+            self.dice = self.fair
         inviter.watching = joiner.watching = None  # a player watches no one (watching.py)
         db = self._db()
         if db is not None:  # whoever left this pair's match is back: nothing to count
@@ -935,8 +953,14 @@ class LiveMatch:
     # -- events to lines ---------------------------------------------------------------------
 
     def _events(self, events: Sequence[Event]) -> None:
-        for event in events:
-            self._event(event, events)
+        # The boards sent with the action that ends a game show the score before it
+        # (``board_view``): the points follow in ``wins the game``.
+        self._ending_game = any(isinstance(e, GameWon) for e in events)
+        try:
+            for event in events:
+                self._event(event, events)
+        finally:
+            self._ending_game = False
 
     def _event(self, event: Event, events: Sequence[Event]) -> None:  # noqa: C901
         names = self.names
@@ -958,14 +982,11 @@ class LiveMatch:
                 self._block(user, [text.cant_move(names[p])])
         elif isinstance(event, Moved):
             self._moved_lines(event)
-        elif isinstance(event, Doubled):
+        elif isinstance(event, (Doubled, Redoubled)):
+            # An instant redouble is offered in a double's words (protocol/play.md).
             p = event.player
             self._say(p, [text.you_double(names[1 - p])], [text.doubles_to_you(names[p])],
                       [text.doubles(names[p])])
-        elif isinstance(event, Redoubled):
-            p = event.player
-            self._say(p, [text.you_redouble(names[1 - p], event.value)],
-                      [text.redoubles_to_you(names[p])], [text.redoubles(names[p])])
         elif isinstance(event, DoubleAccepted):
             p = event.player
             self._say(p, [text.you_accept_double(event.value)],
@@ -1081,12 +1102,20 @@ class LiveMatch:
         ``oldmoves`` (game-play.md 7.5)."""
         game = self.rules.game
         assert game is not None
-        score = list(self.rules.score)
-        if game.result is not None:  # the score already counts this game
-            score[game.result.winner] -= game.result.points
         x_player = 0 if self.colour(0) is Colour.X else 1
         return listings_text.format_moves_list(game.history, self.names, x_player,
-                                               (score[0], score[1]), self.rules.length)
+                                               self.score_before_game(), self.rules.length)
+
+    def score_before_game(self) -> tuple[int, int]:
+        """The points won before the current game (the one just finished, if it is
+        over).  The rules count a game's points the moment it ends; the boards sent with
+        the game-ending action and the moves listing do not (board.md section 3.1: GNU
+        Gibbon adds the points of ``wins the game`` to the score of the board before)."""
+        score = list(self.rules.score)
+        game = self.rules.game
+        if game is not None and game.result is not None:
+            score[game.result.winner] -= game.result.points
+        return (score[0], score[1])
 
     def _match_won(self, event: MatchWon) -> None:
         w, score = event.winner, event.score
@@ -1143,8 +1172,12 @@ class LiveMatch:
         player = self.index(leaver)
         db = self._db(leaver)
         counts_now = self._count_drop(player, dropped=departure is not None)
+        revealed = self._reseed()
         saved = self._saved()
         self._close()
+        staying = self.user(1 - player)
+        if staying is not None:
+            staying.parted = (self, None)
 
         def tell(stored: bool) -> None:
             if stored:
@@ -1153,15 +1186,19 @@ class LiveMatch:
                 if db is not None:  # a departure from a match that can be resumed
                     self._departed(db, leaver.session.settings.fair, player, counts_now)
             other = self.user(1 - player)
+            if other is not None and other is staying:
+                other.parted = (self, self.lobby.now())
             if departure is None:
-                leaver.session.send(text.YOU_TERMINATED if stored else text.YOU_TERMINATED_UNSAVED)
+                leaver.session.send(text.YOU_TERMINATED if stored else text.YOU_TERMINATED_UNSAVED,
+                                    *self._seed_lines(leaver, revealed))
                 if other is not None:
                     other.session.notify(text.player_left(leaver.name) if stored
-                                         else text.player_left_unsaved(leaver.name))
+                                         else text.player_left_unsaved(leaver.name),
+                                         *self._seed_lines(other, revealed))
             else:
                 line = text.game_saved(departure) if stored else text.game_unsaved(departure)
                 if other is not None:
-                    other.session.notify(line)
+                    other.session.notify(line, *self._seed_lines(other, revealed))
                 for user, _ in self.watchers():
                     user.session.notify_event(line)
             if departure is None:
@@ -1185,6 +1222,24 @@ class LiveMatch:
             return succeed(None)
         return self._durably(db, lambda retry: db.save_match(saved), "save_match",
                              lambda answered: tell(True), failed)
+
+    def _reseed(self) -> bytes | None:
+        """The match is being left or saved: reveal the seed of its rolls so far, and
+        go on (when resumed) under a fresh one whose commitment the resume invitation
+        shows (protocol/fair-dice.md 1.2).  Returns the seed to reveal, None when no
+        roll was made under it (or the dice are scripted)."""
+        if self.fair is None or not self.fair.used:
+            return None
+        revealed = self.fair.server_seed
+        self.fair = self.fair.fresh(self.lobby.draw_seed())
+        self.dice = self.fair
+        return revealed
+
+    @staticmethod
+    def _seed_lines(user: OnlineUser, revealed: bytes | None) -> list[str]:
+        if revealed is None or not user.session.settings.fair.announce_seed:
+            return []
+        return [fair_text.seed_revealed(revealed)]
 
     def _close(self) -> None:
         self._cancel_claim()
@@ -1279,16 +1334,18 @@ class LiveMatch:
         fair = claimant.session.settings.fair
         a, b = sorted(self.names)
         self.own_turn_drops = None
+        revealed = self._reseed()
         saved = SavedMatch(a, b, int(self.lobby.now()), self.to_record())
         self._close()
 
         def tell(answered: bool) -> None:
             self._departed(db, fair, silent, False)
             (claimant.session.notify if answered else claimant.session.send)(
-                fair_text.you_claimed(self.names[silent]))
+                fair_text.you_claimed(self.names[silent]), *self._seed_lines(claimant, revealed))
             silent_user = self.user(silent)
             if silent_user is not None:
-                silent_user.session.notify(fair_text.claimed_from_you(claimant.name))
+                silent_user.session.notify(fair_text.claimed_from_you(claimant.name),
+                                           *self._seed_lines(silent_user, revealed))
                 self.lobby.broadcast_who(silent_user)
             self.lobby.broadcast_who(claimant)
             line = text.report_left(self.names[silent], claimant.name)

@@ -95,6 +95,7 @@ REGISTERED = (
     "  join <name>          accept an invitation you were sent",
     "  roll                 roll the dice when it is your turn",
     "  move 13-7 8-7        move a checker for each die: from point, to point",
+    "                       (O from 24 down to 1; X from 1 up: 'move 12-18 17-18')",
     "",
 )
 MAX_QUEUED_LINES = 100
@@ -657,21 +658,18 @@ class Session(SharedParts):
         if replaced is not None:
             user.playing, user.watching = replaced.playing, replaced.watching
         self.user = user
-        previous_login = record.last_login or record.created
-        previous_host = record.last_host or self.host
         lines = [] if registered else [""]  # end the prompt's line first
         if replaced is not None:
             lines.append("** Warning: You are already logged in.")
-        if self.is_clip:
-            lines.append(clip.format_welcome(user.name, previous_login, previous_host))
+        if self.is_clip:  # the first login ever: the registration time (protocol/README.md)
+            lines.append(clip.format_welcome(user.name, record.last_login or record.created,
+                                             record.last_host or self.host))
             lines.append(clip.format_own_info(user.name, user.toggles, user.variables,
                                               user.rating, user.experience))
             lines += clip.format_motd(self.services.motd)
         else:
             lines.append(f"** User {user.name} authenticated.")
-            zone = user.variables.get("timezone", "UTC")
-            lines.append(f"** Last login: {clip.format_date(previous_login, zone)} "
-                         f"from {previous_host}")
+            lines.append(self._last_login(record))
             lines += self.services.motd
         self.write("".join(f"{line}\r\n" for line in lines), raw=WONT_ECHO if echo_was_off else b"")
         lines, who = [], b""
@@ -696,6 +694,17 @@ class Session(SharedParts):
         self.lobby.login(user, text, replaced=replaced)
         self._prompt()
         return Phase.READY
+
+    def _last_login(self, record: UserRecord) -> str:
+        """The telnet login's ``** Last login:`` line: the login before this one, in the
+        user's time zone; ``never`` for an account's first login (right after
+        registering, the date would be this very login)."""
+        if record.last_login is None:
+            return "** Last login: never"
+        assert self.user is not None
+        zone = self.user.variables.get("timezone", "UTC")
+        return (f"** Last login: {clip.format_date(record.last_login, zone)} "
+                f"from {record.last_host or self.host}")
 
     def _new_account_variables(self) -> dict[str, str]:
         defaults = self.settings.new_accounts

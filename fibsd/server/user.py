@@ -48,6 +48,10 @@ class OnlineUser:
     # The terms of the last invitation each inviter sent this user (0 unlimited, None
     # resume): a join must not bind to terms the user may not have read yet.
     invitations_seen: dict[str, int | None] = field(default_factory=dict)
+    # The match the opponent just left (``leave`` or a lost connection) and when this
+    # user was told (None while the save is under way): a ``join`` that crossed the
+    # leave is answered by that line alone (fibsd.server.commands.play.join).
+    parted: tuple[Any, float | None] | None = None
     # Fair dice (fibsd.server.commands.fair): the ``diceseed`` text mixed into the next
     # match's seed, and how often each of the 36 rolls came to this user since login
     # (index 6 * (die1 - 1) + die2 - 1), for ``dicetest``.

@@ -4,12 +4,16 @@ A chat event reads differently to a client program (a numbered CLIP line, parsed
 regex) and to a human on telnet (a sentence).  Each formatter returns a ``Said`` with
 both forms and the session picks one, so no command has to know the two spellings.
 Telnet wordings nobody recorded from FIBS follow the protocol reference's
-recommendations; protocol/chat.md lists which ones are guesses.
+recommendations; protocol/chat.md lists which ones are guesses.  A user's words in a
+line that is not CLIP-numbered go through ``user_text.shown``, so that no phrase of
+them reads as a FIBS event to a client's patterns.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from fibsd.wire.user_text import shown
 
 
 @dataclass(frozen=True)
@@ -25,29 +29,29 @@ class Said:
 
 def message_received(sender: str, sent: int, text: str) -> Said:
     """CLIP 9: a personal message, live or stored (``sent`` = Unix time it was sent)."""
-    return Said(f"9 {sender} {sent} {text}", f"Message from {sender}: {text}")
+    return Said(f"9 {sender} {sent} {text}", f"Message from {sender}: {shown(text)}")
 
 
 def tell_received(sender: str, text: str) -> Said:
     """CLIP 12: a ``tell`` to you."""
-    return Said(f"12 {sender} {text}", f"{sender} tells: {text}")
+    return Said(f"12 {sender} {text}", f"{sender} tells: {shown(text)}")
 
 
 def say_received(sender: str, text: str) -> Said:
     """CLIP 12 as well: your opponent's ``say``."""
-    return Said(f"12 {sender} {text}", f"{sender} says: {text}")
+    return Said(f"12 {sender} {text}", f"{sender} says: {shown(text)}")
 
 
 def shout_received(sender: str, text: str) -> Said:
-    return Said(f"13 {sender} {text}", f"{sender} shouts: {text}")
+    return Said(f"13 {sender} {text}", f"{sender} shouts: {shown(text)}")
 
 
 def whisper_received(sender: str, text: str) -> Said:
-    return Said(f"14 {sender} {text}", f"{sender} whispers: {text}")
+    return Said(f"14 {sender} {text}", f"{sender} whispers: {shown(text)}")
 
 
 def kibitz_received(sender: str, text: str) -> Said:
-    return Said(f"15 {sender} {text}", f"{sender} kibitzes: {text}")
+    return Said(f"15 {sender} {text}", f"{sender} kibitzes: {shown(text)}")
 
 
 # --- echoes to the speaker (CLIP 10, 11, 16-19) ------------------------------------
@@ -63,23 +67,23 @@ def message_saved(recipient: str) -> Said:
 
 
 def you_tell(recipient: str, text: str) -> Said:
-    return Said(f"16 {recipient} {text}", f"** You tell {recipient}: {text}")
+    return Said(f"16 {recipient} {text}", f"** You tell {recipient}: {shown(text)}")
 
 
 def you_say(opponent: str, text: str) -> Said:
-    return Said(f"16 {opponent} {text}", f"** You say to {opponent}: {text}")
+    return Said(f"16 {opponent} {text}", f"** You say to {opponent}: {shown(text)}")
 
 
 def you_shout(text: str) -> Said:
-    return Said(f"17 {text}", f"** You shout: {text}")
+    return Said(f"17 {text}", f"** You shout: {shown(text)}")
 
 
 def you_whisper(text: str) -> Said:
-    return Said(f"18 {text}", f"** You whisper: {text}")
+    return Said(f"18 {text}", f"** You whisper: {shown(text)}")
 
 
 def you_kibitz(text: str) -> Said:
-    return Said(f"19 {text}", f"** You kibitz: {text}")
+    return Said(f"19 {text}", f"** You kibitz: {shown(text)}")
 
 
 def heard_by(count: int) -> str:
@@ -88,11 +92,11 @@ def heard_by(count: int) -> str:
 
 
 def say_to_yourself(text: str) -> str:
-    return f"You say to yourself: {text}"
+    return f"You say to yourself: {shown(text)}"
 
 
 def is_away(name: str, away_message: str) -> str:
-    return f"{name} is away: {away_message}"
+    return f"{name} is away: {shown(away_message)}"
 
 
 # --- replies and errors -----------------------------------------------------------

@@ -3,8 +3,9 @@
 None of these exist on FIBS.  Each is worded so that no stock client's classifier
 (the FCM tables in the FIBS protocol reference) takes it for a FIBS line: the fair
 dice lines start with ``fairdice:``, the rest are ``** `` messages or whois's
-two-blank indentation, and no line starts with a digit.  protocol/fair-dice.md and
-protocol/catalogue/fair.toml list them.
+two-blank indentation, and no line starts with a digit.  The players' dice texts are
+shown in hex, their words only on request and through ``user_text.shown``.
+protocol/fair-dice.md and protocol/catalogue/fair.toml list them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fibsd.fair.stats import chi_square
+from fibsd.wire.user_text import shown
 
 PREFIX = "fairdice:"
 ROLLS_PER_LINE = 20
@@ -25,12 +27,31 @@ CLAIM_YOUR_TURN = "** It's your turn: there is nothing to claim."
 CLAIM_NOBODY = "** Nobody has to act now: there is nothing to claim."
 
 
+NO_DICE_TEXT = f"{PREFIX} you have no dice text."
+
+
+def hex_text(text: str) -> str:
+    """A dice text as the line shows it: its UTF-8 bytes (the bytes mixed into the seed)
+    in lower-case hex, ``-`` for none.  A player's own words could hold any phrase a
+    client pattern looks for (eleven blanks and ``Goodbye.``); hex holds none."""
+    return text.encode().hex() if text else "-"
+
+
 def dice_text_set(text: str) -> str:
-    return f"{PREFIX} your dice text is now '{text}'."
+    return f"{PREFIX} your dice text in hex is now {hex_text(text)}."
 
 
 def dice_text_is(text: str) -> str:
-    return f"{PREFIX} your dice text is '{text}'."
+    return f"{PREFIX} your dice text in hex is {hex_text(text)}." if text else NO_DICE_TEXT
+
+
+def plain_text(name: str, text: str) -> str:
+    """``fairdice texts``: a player's dice text as words, for whoever asks; ``shown``
+    doubles a blank inside any phrase a client looks for, so the hex lines are the
+    exact ones."""
+    if not text:
+        return f"{PREFIX} {name} has no dice text."
+    return f"{PREFIX} text of {name}: {shown(text)}"
 
 
 def no_finished_match(match_id: str) -> str:
@@ -46,8 +67,8 @@ def invitation_commitment(inviter: str, invitee: str, commitment: str) -> str:
 
 
 def texts(names: Sequence[str], player_texts: Sequence[str]) -> str:
-    return (f"{PREFIX} texts {names[0]} '{player_texts[0]}' {names[1]} "
-            f"'{player_texts[1]}'")
+    return (f"{PREFIX} texts {names[0]} {hex_text(player_texts[0])} {names[1]} "
+            f"{hex_text(player_texts[1])}")
 
 
 def rolls_so_far(count: int) -> str:
@@ -56,6 +77,16 @@ def rolls_so_far(count: int) -> str:
 
 def seed_revealed(server_seed: bytes) -> str:
     return f"{PREFIX} server seed {server_seed.hex()}"
+
+
+def earlier_seed(first: int, last: int, server_seed: bytes) -> str:
+    """A seed revealed when the match was left or saved, and the rolls it made."""
+    return f"{PREFIX} earlier seed {server_seed.hex()} rolls {first}-{last}"
+
+
+def saved_seed_revealed(names: Sequence[str], server_seed: bytes) -> str:
+    """The seed of a saved match that a new match between the pair replaced."""
+    return f"{PREFIX} saved match {names[0]} {names[1]} server seed {server_seed.hex()}"
 
 
 def finished_entry(match_id: int, winner: str, loser: str, points: tuple[int, int],

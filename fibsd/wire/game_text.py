@@ -181,7 +181,10 @@ YOU_TERMINATED_UNSAVED = "** You terminated the game. It could not be saved."
 
 
 def player_left_unsaved(name: str) -> str:
-    return f"** Player {name} has left the game. It could not be saved."
+    """Not FIBS's ``** Player <name> has left the game. The game was saved.``, and not
+    its generic ``has left the game.`` either (a saved match's cookies would make a
+    client offer to resume it): a line no client pattern matches."""
+    return f"** {name} left the game; it could not be saved."
 
 
 def game_unsaved(departure: str) -> str:
@@ -261,19 +264,6 @@ def doubles_to_you(name: str) -> str:
 
 def doubles(name: str) -> str:
     return f"{name} doubles."
-
-
-def you_redouble(opponent: str, value: int) -> str:
-    return f"You redouble to {value}. Please wait for {opponent} to accept or reject."
-
-
-def redoubles_to_you(name: str) -> str:
-    """Still matches FCM's unanchored ``doubles. Type 'accept' or 'reject'.``"""
-    return f"{name} redoubles. Type 'accept' or 'reject'."
-
-
-def redoubles(name: str) -> str:
-    return f"{name} redoubles."
 
 
 def you_accept_double(value: int) -> str:

@@ -194,6 +194,7 @@ RESERVED_NAMES = frozenset({
     "board",      # the CLIP board line starts `board:`
     "unlimited",  # the match length word of invitations and the `redoubles` variable
     "beginner",   # a `help` topic that is no command
+    "formula",    # the same
 })
 
 

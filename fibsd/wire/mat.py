@@ -11,9 +11,12 @@ the left and player 2's on the right.  fibsd's choices (protocol/export.md):
   numbering (bar 25, off 0), a hit marked ``*``: ``52: 13/8 13/11*``.
 * The opening roll is written as the first move, the winner's die first; opening ties
   leave no trace.
-* A roll with no legal play is the dice alone: ``65:``; so are dice rolled and never
-  played because the game was resigned (the opening roll of a game resigned before its
-  first move too): readers need them to see the game begun.
+* A roll with no legal play is the dice alone: ``65:``.  Dice rolled and never played
+  because the game was resigned are left out, except the opening roll of a game
+  resigned before its first move (readers need it to see the game begun): gnubg reads
+  dice alone that have exactly one legal play as that play (a forced move).
+* In a match gnubg can import (1 to 64 points) the cube is written up to 64: gnubg 1.07
+  keeps 7 match cube levels and crashes on 256 (``GNUBG_MAX_CUBE``).
 * ``Doubles => <cube>``, ``Beavers => <cube>``, ``Raccoons => <cube>`` (an instant
   redouble, unlimited matches only), ``Takes``, ``Drops``.
 * Every game that ended gets ``Wins <n> point(s)`` in the winner's column, ``and the
@@ -58,6 +61,12 @@ _RIGHT_WINS_INDENT = 34
 _LEFT_WINS_INDENT = 6
 _LEFT_WINS_END = "  "
 _REDOUBLE_WORDS = ("Beavers", "Raccoons")
+# gnubg 1.07 keeps its match gammon prices for 7 cube levels (1 to 64, MAXCUBELEVEL) and
+# indexes them by the cube's logarithm: a match cube of 128 reads past the table, 256
+# crashes it.  Matches up to its longest (MAXSCORE, 64 points) are written with the cube
+# stopping at 64 (protocol/export.md 3.1); any game won at that cube ends such a match.
+GNUBG_MAX_CUBE = 64
+GNUBG_MAX_LENGTH = 64
 
 
 class MatSyntaxError(ValueError):
@@ -150,7 +159,8 @@ def mat_text(
         crawford = " (Crawford)" if match.crawford_game == number else ""
         lines.append(f" Game {number}{crawford}")
         lines.append(_score_line(names, (score[0], score[1])))
-        lines += _game_lines(game.history)
+        cap = GNUBG_MAX_CUBE if 0 < match.length <= GNUBG_MAX_LENGTH else None
+        lines += _game_lines(game.history, cap)
         if match.over and number == match.number:
             lines[-1] = lines[-1].rstrip() + " and the match" + (
                 _LEFT_WINS_END if game.result is not None and game.result.winner == 0 else "")
@@ -183,19 +193,30 @@ def _header(match: Match, names: tuple[str, str], date: datetime.date | None, si
     else:
         tags.append(("Jacoby", "Off"))
         tags.append(("Beaver", "Off" if match.redouble_limit == 0 else "On"))
-    tags += _fair_dice_tags(dice)
+    tags += fair_dice_tags(dice)
     return [f'; [{key} "{value}"]' for key, value in tags] + [""]
 
 
-def _fair_dice_tags(dice: Any) -> list[tuple[str, str]]:
+def fair_dice_tags(dice: Any) -> list[tuple[str, str]]:
     """A seeded match's dice (protocol/fair-dice.md), so that the exported file alone is
-    enough to check every roll: the revealed seed and both players' texts (which never
-    hold a quote)."""
+    enough to check every roll: the revealed seed and both players' texts, in hex like
+    the ``fairdice:`` lines (``export`` sends these lines to a client, and a player's
+    words could hold a phrase its patterns look for)."""
     if not isinstance(dice, Mapping) or not isinstance(dice.get("server_seed"), str):
         return []
-    texts = dice.get("texts") or ["", ""]
-    return [("Dice Seed", _tag_value(dice["server_seed"])),
-            ("Dice Text 1", _tag_value(str(texts[0]))), ("Dice Text 2", _tag_value(str(texts[1])))]
+    earlier = dice.get("earlier") or []
+    seeds = [*(e for e in earlier if isinstance(e, Mapping)),
+             {"server_seed": dice["server_seed"], "texts": dice.get("texts"),
+              "first_roll": dice.get("first_roll", 0)}]
+    tags = []
+    for number, seed in enumerate(seeds):
+        # a match left or saved went on under a fresh seed (fair-dice.md 1.2)
+        suffix = f" From Roll {seed.get('first_roll', 0)}" if number else ""
+        texts = seed.get("texts") or ["", ""]
+        tags += [(f"Dice Seed{suffix}", _tag_value(str(seed.get("server_seed", "")))),
+                 (f"Dice Text Hex 1{suffix}", str(texts[0]).encode().hex()),
+                 (f"Dice Text Hex 2{suffix}", str(texts[1]).encode().hex())]
+    return tags
 
 
 def _score_line(names: tuple[str, str], score: tuple[int, int]) -> str:
@@ -208,12 +229,19 @@ def _moves_text(moves: Sequence[Move]) -> str:
     return " ".join(f"{m.src}/{m.dst}{'*' if m.hit else ''}" for m in moves)
 
 
-def _game_lines(history: Sequence[Any]) -> list[str]:
-    """Lay out one game's entries in the two columns."""
+def _game_lines(history: Sequence[Any], cap: int | None = None) -> list[str]:
+    """Lay out one game's entries in the two columns.  With ``cap``, the cube is
+    written as if it stopped there: a double from ``cap`` that was taken is left out
+    with its take, and so is every cube action after it (the cube's owner would no
+    longer be the one the text shows); the game's points are what a cube of ``cap``
+    gives, so a drop left out reads as a resignation."""
     lines: list[str] = []
     row: list[str] | None = None  # [left, right] of the numbered line being filled
     rows = 0
     dice: dict[int, tuple[int, int]] = {}
+    cube = shown = 1  # the cube, and the cube the text shows
+    offer: Doubled | None = None  # a double written only once its answer is known
+    omitting = False  # a take was left out: no more cube actions in this game
 
     def close() -> None:
         nonlocal row
@@ -242,23 +270,38 @@ def _game_lines(history: Sequence[Any]) -> list[str]:
             d = dice.pop(event.player)
             put(event.player, f"{d[0]}{d[1]}: {_moves_text(event.play.moves)}")
         elif isinstance(event, Doubled):
-            put(event.player, f"Doubles => {event.value}")
+            if cap is None or (shown < cap and not omitting):
+                put(event.player, f"Doubles => {event.value}")
+            else:
+                offer = event
         elif isinstance(event, Redoubled):
             word = _REDOUBLE_WORDS[min(event.count, len(_REDOUBLE_WORDS)) - 1]
             put(event.player, f"{word} => {event.value}")
         elif isinstance(event, DoubleAccepted):
-            put(event.player, "Takes")
+            cube = event.value
+            if offer is None:
+                put(event.player, "Takes")
+            omitting = offer is not None or omitting
+            shown = cube if cap is None else min(cube, cap)
+            offer = None
         elif isinstance(event, DoubleRejected):
-            put(event.player, "Drops")
+            if offer is None or not omitting:
+                if offer is not None:
+                    put(offer.player, f"Doubles => {2 * shown}")
+                put(event.player, "Drops")
+            offer = None
         elif isinstance(event, GameWon):
-            for player, d in sorted(dice.items()):  # rolled, then the game was resigned
-                put(player, f"{d[0]}{d[1]}:")
+            if not rows:  # resigned before the first move: gnubg needs the opening roll
+                for player, d in sorted(dice.items()):
+                    put(player, f"{d[0]}{d[1]}:")
             close()
-            wins = f"Wins {_points(event.points)}"
+            wins = f"Wins {_points(event.points // cube * shown)}"
             if event.winner == 0:  # two blanks after it, as after every left column
                 lines.append(" " * _LEFT_WINS_INDENT + wins + _LEFT_WINS_END)
             else:
                 lines.append(" " * _RIGHT_WINS_INDENT + wins)
+    if offer is not None and not omitting:  # a game saved with the double unanswered
+        put(offer.player, f"Doubles => {2 * shown}")
     close()
     return lines
 

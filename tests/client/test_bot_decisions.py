@@ -116,3 +116,22 @@ def test_after_a_lost_connection_the_bot_asks_to_resume() -> None:
     player(ev.OwnInfo("alice", *[False] * 8, 0, *[False] * 4, 1500.0, False, True, 0, False,
                       False, "UTC"))
     assert protocol.sent == ["invite bob"]
+
+
+def test_a_double_offered_back_is_answered_as_a_redouble() -> None:
+    """fibsd words an instant redouble as a double (issue 21): the bot knows it by its
+    own double still waiting for an answer."""
+    player, protocol = bot()
+    seen: list[bool] = []
+    take = player.brain.take
+
+    def recording(position: object, state: object) -> bool:
+        seen.append(state.redouble)  # type: ignore[attr-defined]
+        return take(position, state)  # type: ignore[arg-type]
+
+    player.brain.take = recording  # type: ignore[method-assign]
+    player(board())
+    player(ev.YouDouble("bob"))
+    player(ev.Doubles("bob", must_answer=True))  # bob beavers
+    player(ev.Doubles("bob", must_answer=True))  # a later, ordinary double
+    assert seen == [True, False] and len(protocol.sent) == 2

@@ -41,7 +41,7 @@ EXPECTED = {
     "roll-or-double": ev.RollOrDouble, "you-roll": ev.Rolls, "player-rolls": ev.Rolls, "please-move": ev.PleaseMove,
     "cant-move": ev.CantMove, "only-possible-move": ev.OnlyPossibleMove, "bearing-off": ev.BearingOff,
     "player-moves": ev.Moves, "done": ev.Done, "you-double": ev.YouDouble, "doubles-to-you": ev.Doubles,
-    "doubles": ev.Doubles, "you-redouble": ev.YouDouble, "redoubles-to-you": ev.Doubles, "redoubles": ev.Doubles,
+    "doubles": ev.Doubles,
     "you-accept-double": ev.AcceptsDouble, "accepts-double": ev.AcceptsDouble, "you-give-up": ev.GivesUp,
     "gives-up": ev.GivesUp, "you-resign": ev.ResignOffer, "resigns-to-you": ev.ResignOffer,
     "resigns": ev.ResignOffer, "you-accept-and-win": ev.AcceptsResignation, "accepts-and-wins": ev.AcceptsResignation,

@@ -29,7 +29,7 @@ from twisted.internet.defer import gatherResults
 
 from fibsd.client import events as ev
 from fibsd.rules.match import Match
-from fibsd.wire.mat import mat_record, parse_mat
+from fibsd.wire.mat import mat_record, mat_text, parse_mat
 from tests.client.test_bot import SeededDice
 from tests.client.test_loopback import start_server
 from tests.client.test_loopback_match import ScriptedPlayer, online
@@ -143,7 +143,9 @@ def gnubg_import(files: list[tuple[str, Path]], home: Path) -> list[dict[str, An
         "    sys.stdout.flush(); print('>>>import'); sys.stdout.flush()\n"
         "    m = gnubg.match(analysis=0, boards=0, statistics=0)\n"
         "    print('RESULT ' + json.dumps({'info': m['match-info'],"
-        " 'games': [g['info'] for g in m['games']]})); sys.stdout.flush()\n"
+        " 'games': [g['info'] for g in m['games']],"
+        " 'actions': [[[a.get('action'), a.get('player'), a.get('dice')] for a in g['game']]"
+        " for g in m['games']]})); sys.stdout.flush()\n"
     )
     assert GNUBG is not None
     done = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True, text=True,
@@ -260,3 +262,73 @@ async def test_gnubg_imports_exported_matches_and_oldmoves(tmp_path: Path) -> No
     assert crawford[1] is True and not crawford[2]
     resigned = [(g["winner"], g["points-won"], g["resigned"]) for g in results[1]["games"]]
     assert resigned[0] == ("X", 2, True) and resigned[2] == ("O", 1, False)
+
+
+@pytest.mark.skipif(GNUBG is None, reason=NO_GNUBG)
+def test_gnubg_imports_a_cube_256_match_and_a_resignation_after_a_roll(tmp_path: Path) -> None:
+    """Two matches as fibsd exported them before (tests/wire/data), written again by
+    today's export: the 10-point match whose cube reached 256 (gnubg 1.07 crashed on
+    it) and a game resigned by bob after rolling 1-5 on the bar (gnubg played that roll
+    as his forced move).  gnubg imports both without a message; the cube match ends at
+    the same point, with its last game at the cube of 64 the text now shows, and game 3
+    of the other ends with ann's 4-4 and bob's resignation, no move of bob's."""
+    data = Path(__file__).parent.parent / "wire" / "data"
+    files = []
+    for name in ("gnubg_crash_cube256.mat", "unplayed_forced_roll.mat"):
+        parsed = parse_mat((data / name).read_text())
+        path = tmp_path / name
+        path.write_text(mat_text(mat_record(parsed), parsed.players))
+        files.append(("mat", path))
+    no_crawford = tmp_path / "no_crawford.mat"
+    off_match = crawford_off_match()
+    no_crawford.write_text(mat_text(off_match.to_record(), ("ann", "bob")))
+    files.append(("mat", no_crawford))
+    cube, forced, off = gnubg_import(files, tmp_path)
+    # [Crawford "Off"]: gnubg ignores the tag and calls game 2 (ann at 2 of 3) the
+    # Crawford game, but imports its double and the score all the same (export.md 3.1)
+    assert off["said"] == []
+    assert final_score(off) == {"ann": off_match.score[0], "bob": off_match.score[1]}
+    assert off["games"][1].get("crawford") is True
+    assert ["double", "X", None] in off["actions"][1] or ["double", "O", None] in off["actions"][1]
+    assert cube["said"] == [] and forced["said"] == []
+    assert final_score(cube) == {"fay": 8, "eve": 64}
+    assert cube["games"][1]["points-won"] == 64 and not cube["games"][1]["resigned"]
+    assert final_score(forced) == {"ann": 3, "bob": 5}
+    game3 = forced["actions"][2]
+    moves = [a for a in game3 if a[0] == "move"]
+    assert moves[-1][2] == [4, 4] and game3[-1][0] == "resign"
+    assert forced["games"][2]["resigned"] and forced["games"][2]["points-won"] == 2
+
+
+def crawford_off_match() -> Match:
+    """3 points without the Crawford rule: bob resigns a gammon (2-0), then in game 2
+    ann, one point from the end, doubles, bob takes, and ann plays on to the end."""
+    import random
+
+    from fibsd.rules.dice import ScriptedDice
+    from fibsd.rules.events import WinKind
+    from fibsd.rules.game import Phase
+
+    rng = random.Random(3)
+    match = Match(3, crawford=False)
+    match.new_game(ScriptedDice([(3, 1)]))
+    match.move(0, [(8, 5), (6, 5)])
+    match.resign(1, WinKind.GAMMON)
+    match.accept(0)
+    match.new_game(ScriptedDice([(6, 2)]))
+    match.move(0, [(24, 18), (13, 11)])
+    doubled = False
+    while match.game is not None and match.game.result is None:
+        player = match.turn
+        if match.phase is Phase.ROLL:
+            if player == 0 and not doubled:
+                match.double(0)
+                match.accept(1)
+                doubled = True
+            die = (rng.randint(1, 6), rng.randint(1, 6))
+            match.roll(player, ScriptedDice([die]))
+        else:
+            plays = match.legal_plays()
+            match.auto_move(player, plays[rng.randrange(len(plays))])
+    assert match.over and match.winner == 0
+    return match

@@ -273,9 +273,6 @@ TELNET_AND_UNLIMITED_EXAMPLES = [
     ("** You shout: hello all", ev.YouShout("hello all")),
     ("** You whisper: psst", ev.YouWhisper("psst")),
     ("** You kibitz: nice", ev.YouKibitz("nice")),
-    ("You redouble to 4. Please wait for alice to accept or reject.", ev.YouDouble("alice", 4)),
-    ("bob redoubles. Type 'accept' or 'reject'.", ev.Doubles("bob", True, True)),
-    ("bob redoubles.", ev.Doubles("bob", False, True)),
     ("Your pip count is 142. bob's pip count is 127.", ev.PipCounts(YOU, 142, "bob", 127)),
     ("alice's pip count is 142. bob's pip count is 127.", ev.PipCounts("alice", 142, "bob", 127)),
 ]

@@ -36,6 +36,7 @@ from tests.server.transcript import DiceQueue
 LIMIT = 10.0  # seconds any expected line may take
 HEARTBEAT_MS = 100
 DEAD_AFTER_MS = 500
+SECRET = "tests-cluster-secret-0123456789"  # the nodes' shared [cluster] secret
 
 
 class Client(Protocol):
@@ -121,7 +122,8 @@ class Site:
             assert self.redis_url is not None
             overrides.update({"cluster.url": self.redis_url, "cluster.node": f"n{index}",
                               "cluster.heartbeat_ms": HEARTBEAT_MS,
-                              "cluster.dead_after_ms": DEAD_AFTER_MS})
+                              "cluster.dead_after_ms": DEAD_AFTER_MS,
+                              "cluster.secret": SECRET})
         return make_settings(**{**overrides, **self.settings_overrides})
 
     async def start(self) -> None:

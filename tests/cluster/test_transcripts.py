@@ -18,7 +18,7 @@ from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
 from twisted.internet.task import deferLater
 
 from fibsd.app import FibsService
-from tests.cluster.site import DEAD_AFTER_MS, HEARTBEAT_MS
+from tests.cluster.site import DEAD_AFTER_MS, HEARTBEAT_MS, SECRET
 from tests.server.test_transcripts import LoopbackDriver, _Client
 from tests.server.transcript import parse, replay, transcripts
 
@@ -40,7 +40,7 @@ class ClusterDriver(LoopbackDriver):
                 **{f: getattr(self.settings, f) for f in self.settings.__dataclass_fields__},
                 "cluster": self.settings.cluster.__class__(
                     url=self.redis_url, node=f"n{index}", heartbeat_ms=HEARTBEAT_MS,
-                    dead_after_ms=DEAD_AFTER_MS)})
+                    dead_after_ms=DEAD_AFTER_MS, secret=SECRET)})
             service = FibsService(settings, reactor)
             self.dice.install(service.shared.lobby)
             service.shared.lobby.coin = lambda: self.coin

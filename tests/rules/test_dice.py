@@ -121,3 +121,21 @@ def test_chi_square_p_values() -> None:
     assert round(statistic, 9) == 100.0 and p < 1e-15
     with pytest.raises(ValueError):
         chi_square([0] * 6)
+
+
+def test_a_fresh_seed_goes_on_from_the_roll_reached() -> None:
+    """Left or saved (fair-dice.md 1.2): the old seed is kept among the earlier ones,
+    the fresh one rolls from the same roll number, both come back from the record."""
+    first = SeededDice(bytes(range(32)), ("", "x"))
+    for _ in range(5):
+        first.roll()
+    fresh = first.fresh(bytes(32))
+    assert not fresh.used and (fresh.first_roll, fresh.next_roll) == (5, 5)
+    assert fresh.earlier == ({"server_seed": bytes(range(32)).hex(), "texts": ["", "x"],
+                              "first_roll": 0, "next_roll": 5},)
+    mixed = fresh.with_texts(("a", "b"))
+    again = SeededDice(bytes(32), ("a", "b"), 5)
+    assert [mixed.roll() for _ in range(3)] == [again.roll() for _ in range(3)]
+    assert SeededDice.from_record(mixed.to_record()) == mixed
+    with pytest.raises(ValueError):
+        mixed.with_texts(("", ""))  # it has rolled

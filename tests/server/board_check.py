@@ -33,8 +33,11 @@ def problems_of(match: LiveMatch, user: Any, line: str, *,
     expect("length", view.match_length, rules.length or UNLIMITED)
     expect("colour", view.colour, int(match.colour(player)))
     expect("position", view_position(view, Colour(view.colour)), rules.position_for(player))
+    score = list(rules.score)  # sent with a game-ending action: the score before it
+    if match._ending_game and rules.game is not None and rules.game.result is not None:
+        score[rules.game.result.winner] -= rules.game.result.points
     expect("score", (view.player_score, view.opponent_score),
-           (rules.score[player], rules.score[1 - player]))
+           (score[player], score[1 - player]))
     expect("cube", view.cube, rules.cube)
     expect("may double", (view.player_may_double, view.opponent_may_double),
            (rules.may_double(player), rules.may_double(1 - player)))

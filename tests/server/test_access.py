@@ -320,7 +320,7 @@ def test_guests_in_parallel_cannot_pass_the_registration_limit() -> None:
 
 
 @pytest.mark.parametrize("name", ["You", "you", "YOU", "yOu", "guest", "Guest", "board",
-                                  "login", "unlimited", "beginner", "who", "Help", "tell",
+                                  "login", "unlimited", "beginner", "formula", "who", "Help", "tell",
                                   "matrix", "rawwho"])
 def test_names_that_clients_or_readers_would_misread_are_refused(name: str) -> None:
     server = FakeServer()

@@ -101,6 +101,18 @@ def test_alert_reaches_every_user_in_their_mode(server: FakeServer,
         AdminAction(START, "root", "alert", "", "Server restart at noon")]
 
 
+def test_an_admin_s_words_cannot_read_as_a_fibs_event(server: FakeServer) -> None:
+    """Issue 21: an admin's words outside a CLIP number go through user_text.shown."""
+    root = login(server, "root")
+    alice = login(server, "alice")
+    bob = login(server, "bob", clip=False)
+    root.send("admin alert alice is playing with fire")
+    said(root), said(alice)
+    assert said(bob) == ["", "** Alert from root: alice is  playing with fire"]
+    root.send("admin kick alice bye" + " " * 11 + "Goodbye.")
+    assert said(alice) == ["** You were kicked off the server by root: bye" + " " * 10 + "Goodbye."]
+
+
 def test_kick(server: FakeServer, admin_events: list[dict[str, Any]]) -> None:
     root = login(server, "root")
     alice = login(server, "alice")

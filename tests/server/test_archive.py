@@ -171,10 +171,11 @@ def test_an_exported_match_with_fair_dice_carries_its_seed_and_texts() -> None:
     result = played(table)
     got = ask(table, "carol", f"export {result.id}")
     tags = parse_mat("\n".join(got[1:-1]) + "\n").tags
-    assert (tags["Dice Seed"], tags["Dice Text 1"], tags["Dice Text 2"]) == (
-        bytes(range(32)).hex(), "hello world", "")
+    assert (tags["Dice Seed"], tags["Dice Text Hex 1"], tags["Dice Text Hex 2"]) == (
+        bytes(range(32)).hex(), "hello world".encode().hex(), "")
+    texts = [bytes.fromhex(tags[f"Dice Text Hex {n}"]).decode() for n in (1, 2)]
     rolls = [f"{e[1]}{e[2]}" if e[0] == "opening" else f"{e[2]}{e[3]}"
              for game in json.loads(result.record)["match"]["games"] for e in game
              if e[0] in ("opening", "roll")]
-    assert derive(bytes.fromhex(tags["Dice Seed"]), tags["Dice Text 1"], tags["Dice Text 2"],
+    assert derive(bytes.fromhex(tags["Dice Seed"]), texts[0], texts[1],
                   len(rolls)) == rolls

@@ -97,7 +97,9 @@ def test_a_join_inside_the_race_window_is_asked_again(server: FakeServer,
     server.advance(elapsed)
     bob.send("join alice")
     assert bob.lines() == ["** alice changed the invitation: it is now to a 1 point match. "
-                           "Type 'join alice' again to accept."]
+                           "Type 'join alice' again to accept.",
+                           "alice wants to play a 1 point match with you.",
+                           "Type 'join alice' to accept."]
     bob.send("join alice")
     assert bob.lines()[0] == "** You are now playing a 1 point match with alice"
 

@@ -69,3 +69,39 @@ async def test_an_action_is_announced_only_once_stored(tmp_path: Path) -> None:
     assert stored_record(path) != before
     assert '["move",1,[[' in stored_record(path)
     await thread.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_join_while_the_leave_is_being_saved_waits_for_its_line(
+        tmp_path: Path) -> None:
+    """bob's ``join`` arrives while alice's ``leave`` is being written: it waits, and
+    the line saying that alice left is all bob gets (not ``** Error: Join who?``)."""
+    path = tmp_path / "fibsd.sqlite"
+    store = SQLiteStore(path)
+    server = FakeServer(store=store)
+    for name in NAMES:
+        server.register(name)
+    table = Table([(3, 5)], server=server)
+    table.start("5")
+    table.send("alice", "resign n")
+    table.send("bob", "accept")
+    table.lines()
+    thread = DatabaseThread(store, reactor)
+    thread.start()
+    server.services.db = thread
+    gate = threading.Event()
+    held = thread.run(lambda _: gate.wait(30))
+    try:
+        table.send("alice", "leave")
+        table.send("bob", "join")
+        assert table.lines("bob") == []
+    finally:
+        gate.set()
+    await held
+    await thread.run(lambda _: None)
+    await thread.run(lambda _: None)
+    server.settle()
+    got = table.lines("bob")
+    assert got[0] == "** Player alice has left the game. The game was saved."
+    assert "** Error: Join who?" not in got
+    await thread.stop()

@@ -5,6 +5,7 @@ a client receives must match the message catalogue (``Table.lines``)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from io import StringIO
@@ -17,6 +18,7 @@ from fibsd.rules.game import Phase
 from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.match import LiveMatch
 from fibsd.store.sqlite import SQLiteStore
+from fibsd.wire.mat import mat_text, parse_mat
 from tests.fair_verifier import check_record, derive
 from tests.helpers import FakeServer, make_settings
 from tests.server.test_match import Table, boards_match_the_engine  # noqa: F401 (autouse)
@@ -90,16 +92,31 @@ def test_whole_matches_with_fair_dice_verify() -> None:
     assert all(check_record(record) > 0 for record in records)
     saved = table.server.store.load_match("alice", "bob")
     assert saved is not None and check_record(saved.record) > 0
-    # every player was told the seed at the end, and it is the record's
-    seeds = [json.loads(r)["dice"]["server_seed"] for r in records]
-    told = [line for line in table.received["alice"] if line.startswith("fairdice: server seed")]
-    assert told == [f"fairdice: server seed {seed}" for seed in seeds]
+    # every player was told the seed at the end, and it is the record's; the unlimited
+    # match's at the leave: the saved match goes on under a fresh seed (fair-dice.md 1.2)
+    dice = json.loads(saved.record)["dice"]
+    (left,) = dice["earlier"]
+    assert (left["first_roll"], left["next_roll"]) == (0, dice["next_roll"])
+    assert dice["first_roll"] == dice["next_roll"] and dice["server_seed"] != left["server_seed"]
+    seeds = [json.loads(r)["dice"]["server_seed"] for r in records] + [left["server_seed"]]
+    for name in ("alice", "bob"):
+        told = [line for line in table.received[name]
+                if line.startswith("fairdice: server seed")]
+        assert told == [f"fairdice: server seed {seed}" for seed in seeds]
+    assert derive(bytes.fromhex(left["server_seed"]), *left["texts"], left["next_roll"]) == [
+        f"{a}{b}" for a, b in fair_document(json.loads(saved.record))["rolls"]]
 
 
-def test_the_commitment_shown_before_the_join_holds_across_a_drop_and_a_restart(
+def test_a_drop_reveals_the_seed_and_the_match_resumes_under_a_new_one(
         tmp_path: Path) -> None:
+    """The commitment shown before the join holds for the rolls up to the drop; the drop
+    reveals that seed (to the player still there), the saved match keeps it among its
+    earlier seeds and carries a fresh one, whose commitment the resume invitation
+    shows; after a restart the resumed match rolls from it, with the texts in force at
+    the resume, and the finished record verifies seed by seed."""
     database = tmp_path / "fibsd.sqlite"
-    table = fair_table(FakeServer(store=SQLiteStore(database)), [SEED])
+    fresh = bytes(range(100, 132))
+    table = fair_table(FakeServer(store=SQLiteStore(database)), [SEED, fresh])
     for name in ("alice", "bob", "carol"):
         table.server.register(name)
         table.login(name)
@@ -117,30 +134,52 @@ def test_the_commitment_shown_before_the_join_holds_across_a_drop_and_a_restart(
     assert table.lines("bob") == [f"fairdice: invitation alice bob commitment {commitment}"]
     table.send("bob", "join alice")
     play_out(table, lambda: table.match.rules.number == 2)
-    table.clients["bob"].close()  # dropped: the match is saved with its seed and counter
-    table.lines()
-    rolls = table.server.store.load_match("alice", "bob")
-    assert rolls is not None and json.loads(rolls.record)["dice"]["texts"] == ["", "lucky 7"]
+    made = table.match.fair.next_roll
+    table.clients["bob"].close()  # dropped: the seed of the rolls so far is revealed
+    got = table.lines("alice")
+    at = got.index("bob drops connection. The game was saved.")
+    assert got[at + 1] == f"fairdice: server seed {SEED.hex()}"
+    saved = table.server.store.load_match("alice", "bob")
+    dice = json.loads(saved.record)["dice"]
+    assert dice["earlier"] == [{"server_seed": SEED.hex(), "texts": ["", "lucky 7"],
+                                "first_roll": 0, "next_roll": made}]
+    assert (dice["server_seed"], dice["first_roll"], dice["next_roll"]) == (fresh.hex(), made, made)
     table.server.factory.shutdown(table.server.clock)  # a restart on the same database
     table.server.store.close()
     table = fair_table(FakeServer(store=SQLiteStore(database)), [])
     for name in ("alice", "bob", "carol"):
         table.login(name)  # ready: the toggle was kept
+    table.send("bob", "diceseed again")
     table.send("alice", "invite bob")
     table.lines()
     table.send("bob", "fairdice")
-    assert table.lines("bob") == [f"fairdice: invitation alice bob commitment {commitment}"]
+    renewed = hashlib.sha256(fresh).hexdigest()
+    assert table.lines("bob") == [f"fairdice: invitation alice bob commitment {renewed}"]
     table.send("bob", "join alice")
     table.send("carol", "watch alice")
     table.lines()
     table.send("carol", "fairdice")
     counter = table.match.fair.next_roll
-    assert table.lines("carol") == [f"fairdice: match alice bob commitment {commitment}",
-                                    "fairdice: texts alice '' bob 'lucky 7'",
-                                    f"fairdice: {counter} rolls so far"]
+    assert table.lines("carol") == [f"fairdice: match alice bob commitment {renewed}",
+                                    f"fairdice: texts alice - bob {b'again'.hex()}",
+                                    f"fairdice: {counter} rolls so far",
+                                    f"fairdice: earlier seed {SEED.hex()} rolls 0-{made - 1}",
+                                    f"fairdice: texts alice - bob {b'lucky 7'.hex()}"]
+    table.send("carol", "fairdice texts")
+    assert table.lines("carol") == ["fairdice: alice has no dice text.",
+                                    "fairdice: text of bob: again"]
     play_out(table)
     (record,) = finished_records(table.server)
     assert check_record(record, commitment) > counter
+    out = StringIO()
+    assert verify(fair_document(json.loads(record)), out)
+    assert f"from roll {made}: server seed {fresh.hex()}, commitment {renewed}" in \
+        out.getvalue().splitlines()
+    # the export's header carries every seed, each with the roll it starts at
+    tags = parse_mat(mat_text(record, fair_dice=True)).tags
+    assert (tags["Dice Seed"], tags["Dice Text Hex 2"]) == (SEED.hex(), b"lucky 7".hex())
+    assert (tags[f"Dice Seed From Roll {made}"], tags[f"Dice Text Hex 1 From Roll {made}"],
+            tags[f"Dice Text Hex 2 From Roll {made}"]) == (fresh.hex(), "", b"again".hex())
 
 
 def test_a_saved_match_from_before_fair_dice_goes_on_with_a_seed() -> None:
@@ -411,7 +450,7 @@ def test_a_dice_text_longer_than_the_limit_is_refused() -> None:
         "** Your dice text may have at most 8 characters: letters, digits, blanks and"
         " punctuation other than quotes and backslashes."]
     table.send("alice", "diceseed 12345678")
-    assert table.lines("alice") == ["fairdice: your dice text is now '12345678'."]
+    assert table.lines("alice") == ["fairdice: your dice text in hex is now 3132333435363738."]
     assert table.user("alice").dice_text == "12345678"
 
 
@@ -441,3 +480,33 @@ def test_a_match_saved_by_a_shutdown_is_left_by_no_one() -> None:
     assert table.server.store.due_departures(2**40) == []
     saved = table.server.store.load_match("alice", "bob")
     assert "own_turn_drops" not in json.loads(saved.record)
+
+
+def test_a_saved_match_replaced_by_a_new_one_reveals_its_seed(tmp_path: Path) -> None:
+    """A match saved as it was played (the server died: nobody left it, so its seed was
+    never revealed) is replaced by a new match between the pair: both players are told
+    its seed, and it gives every roll the saved record holds."""
+    database = tmp_path / "fibsd.sqlite"
+    table = fair_table(FakeServer(store=SQLiteStore(database)), [SEED])
+    for name in ("alice", "bob", "carol"):
+        table.server.register(name)
+        table.login(name)
+    table.start("unlimited")
+    play_out(table, lambda: table.match.fair.next_roll >= 9)
+    record = table.server.store.load_match("alice", "bob").record
+    # no shutdown: a new server on the same file, as after a crash
+    table = fair_table(FakeServer(store=SQLiteStore(database)), [bytes(range(50, 82))])
+    for name in ("alice", "bob", "carol"):
+        table.login(name)  # ready: the toggle was kept
+    table.send("alice", "invite bob 1")
+    table.lines()
+    table.send("bob", "join alice")
+    got = table.lines()
+    line = f"fairdice: saved match alice bob server seed {SEED.hex()}"
+    assert got["alice"][-1] == line and got["bob"][-1] == line
+    assert got["bob"][0] == "** You are now playing a 1 point match with alice"
+    assert check_record(record) >= 9
+    rolls = fair_document(json.loads(record))["rolls"]
+    assert derive(SEED, "", "", len(rolls)) == [f"{a}{b}" for a, b in rolls]
+    table.send("alice", "invite carol 1")  # (alice is playing: the new match goes on)
+    assert table.lines("alice") == ["** You are already playing."]

@@ -95,6 +95,29 @@ def test_show_savedcount(table: Watched) -> None:
     assert ask(table, "bob", "show savedcount zed") == ["** There is no user called 'zed'."]
 
 
+def test_the_match_being_played_is_not_saved(table: Watched) -> None:
+    """During a first match the store keeps it as saved, but it is not listed or counted:
+    GNU Gibbon offered "resume" for it, which the server then refused."""
+    play(table, "alice", "bob", "5")
+    assert ask(table, "alice", "show saved") == ["no saved games."]
+    assert ask(table, "bob", "show savedcount") == ["bob has no saved games."]
+    assert ask(table, "carol", "show savedcount alice") == ["alice has no saved games."]
+    table.play_until(lambda: table.match.rules.waiting_for_new_game)
+    assert ask(table, "alice", "show saved") == ["no saved games."]
+    table.send("bob", "leave")
+    table.lines()
+    play(table, "alice", "carol", "3")  # the match with bob is saved, this one is played
+    assert ask(table, "alice", "show saved") == [
+        "  opponent          matchlength   score (your points first)",
+        "**bob                     5                0 -  1",
+    ]
+    assert ask(table, "dave", "show savedcount alice") == ["alice has 1 saved game."]
+    assert ask(table, "carol", "show savedcount") == ["carol has no saved games."]
+    table.send("carol", "leave")
+    table.lines()
+    assert ask(table, "dave", "show savedcount alice") == ["alice has 2 saved games."]
+
+
 def player(number: int) -> str:
     """Names are letters (case does not tell names apart): playeraa .. playerbd."""
     return "player" + "ab"[(number - 1) // 26] + "abcdefghijklmnopqrstuvwxyz"[(number - 1) % 26]

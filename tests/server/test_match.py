@@ -286,7 +286,9 @@ def test_invitation_refusals() -> None:
     assert lines("carol") == ["** alice didn't invite you."]
     send("bob", "join alice")
     assert lines("bob") == ["** alice changed the invitation: it is now to a 1 point match. "
-                            "Type 'join alice' again to accept."]
+                            "Type 'join alice' again to accept.",
+                            "alice wants to play a 1 point match with you.",
+                            "Type 'join alice' to accept."]
     send("bob", "join alice")
     got = lines()
     assert got["bob"][0] == "** You are now playing a 1 point match with alice"
@@ -304,6 +306,59 @@ def test_invitation_refusals() -> None:
     assert lines("carol") == ["** You're not playing."]
     send("carol", "board")
     assert lines("carol") == ["** You're not watching or playing."]
+
+
+def test_the_board_sent_with_the_winning_move_shows_the_score_before_the_game() -> None:
+    """The last board of a game, to both players and a watcher, still shows 0-0; the
+    points come with ``wins the game`` (GNU Gibbon adds them to the board's score).
+    A board asked for after that counts them, as the next game's boards do."""
+    table = Table([(3, 5)] + random_rolls(5))
+    table.start("5")
+    match = table.match
+    match.add_watcher(table.user("carol"), "alice")
+    table.lines()
+    table.play_until(lambda: match.rules.waiting_for_new_game)
+    result = match.rules.game.result
+    assert result is not None and sum(match.rules.score) == result.points > 0
+    for name in NAMES:
+        lines = table.received[name]
+        won = max(i for i, line in enumerate(lines) if "win the game" in line
+                  or "wins the game" in line)
+        last = [line for line in lines[:won] if line.startswith("board:")][-1]
+        view = parse_board(last)
+        assert (view.player_score, view.opponent_score) == (0, 0), (name, last)
+        table.send(name, "board")
+        view = parse_board(table.lines(name)[0])
+        seen = match.names.index(name if name in match.names else "alice")
+        assert (view.player_score, view.opponent_score) == (
+            match.rules.score[seen], match.rules.score[1 - seen])
+
+
+def test_a_join_that_crossed_the_leave_gets_the_reason_only() -> None:
+    """Between games alice leaves as bob joins: bob's join, arriving just after the
+    leave, is answered by the line that says alice left, not also ``Join who?``.  A
+    join later than the race window is an ordinary join with no match."""
+    from fibsd.server.commands.play import JOIN_RACE_WINDOW
+    table = Table([(3, 5)] + random_rolls(2))
+    table.start("5")
+    table.send("alice", "resign n")
+    table.send("bob", "accept")
+    table.lines()
+    table.send("alice", "leave")
+    table.send("bob", "join")
+    got = table.lines()
+    assert got["bob"][0] == "** Player alice has left the game. The game was saved."
+    assert "** Error: Join who?" not in got["bob"]
+    table.server.advance(JOIN_RACE_WINDOW - 0.1)
+    table.send("bob", "join alice")  # the opponent's name, as bots type it
+    assert table.lines("bob") == []
+    table.server.advance(0.2)
+    table.send("bob", "join")
+    assert table.lines("bob") == ["** Error: Join who?"]
+    table.send("alice", "invite bob")  # a join for a new invitation is no crossing
+    table.lines()
+    table.send("bob", "join alice")
+    assert table.lines("bob")[0] == "You are now playing with alice. Your running match was loaded."
 
 
 def test_double_take_drop_next_game_and_colour_swap() -> None:
@@ -550,7 +605,9 @@ def test_leave_saves_and_invite_join_resumes_everything() -> None:
     assert got["alice"] == ["bob wants to resume a saved match with you.", "Type 'join bob' to accept."]
     table.send("alice", "join bob")  # might have been meant for the new 3-point match
     assert table.lines() == {"alice": ["** bob changed the invitation: it is now to resume a "
-                                       "saved match. Type 'join bob' again to accept."],
+                                       "saved match. Type 'join bob' again to accept.",
+                                       "bob wants to resume a saved match with you.",
+                                       "Type 'join bob' to accept."],
                              "bob": [], "carol": []}
     table.send("alice", "join bob")
     got = table.lines()
@@ -624,8 +681,9 @@ def test_pip_and_unlimited_redoubles() -> None:
     table.lines()
     table.send("bob", "redouble")
     got = table.lines()
-    assert got["bob"] == ["You redouble to 4. Please wait for alice to accept or reject."]
-    assert got["alice"] == ["", "bob redoubles. Type 'accept' or 'reject'."]
+    # Issue 21: in a double's words, which stock parsers read as the offer it is.
+    assert got["bob"] == ["You double. Please wait for alice to accept or reject."]
+    assert got["alice"] == ["", "bob doubles. Type 'accept' or 'reject'."]
     table.send("alice", "redouble")
     assert table.lines("alice") == ["** You can't redouble any more in this game."]
     table.send("alice", "accept")

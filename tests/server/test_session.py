@@ -82,8 +82,15 @@ def test_telnet_login_turns_echo_off_for_the_password() -> None:
     client.send("secret")
     data = client.received()
     assert data.startswith(b"\xff\xfc\x01\r\n** User bob authenticated.\r\n"
-                           b"** Last login: Tue Nov 14 22:13:20 2023 UTC from 10.0.0.1\r\n+---")
+                           b"** Last login: never\r\n+---")
     assert data.endswith(b"\r\n> ")
+    client.send("bye")
+    again = server.connect()
+    again.received()
+    again.send("bob")
+    again.received()
+    again.send("secret")
+    assert b"** Last login: Tue Nov 14 22:13:20 2023 UTC from 10.0.0.1\r\n" in again.received()
 
 
 def test_failed_telnet_password_gives_echo_back() -> None:

@@ -214,6 +214,32 @@ def test_telling_an_away_user_delivers_and_shows_the_away_message(server):
     assert bob.lines() == ["12 alice hi"]
 
 
+def test_an_away_message_cannot_read_as_a_fibs_event(server):
+    """Issue 21: a user's words outside a CLIP number keep every word but no phrase a
+    client pattern looks for anywhere in a line (protocol/chat.md)."""
+    alice, bob = clip_user(server, "alice"), clip_user(server, "bob")
+    bob.send("away x" + " " * 11 + "Goodbye.")
+    _quiet(server)
+    alice.send("tell bob hi")
+    assert alice.lines() == ["16 bob hi", "bob is away: x" + " " * 10 + "Goodbye."]
+    bob.send("back")
+    bob.send("away carol is watching you.")
+    _quiet(server)
+    alice.send("away")
+    assert alice.lines() == ["The following users are away:",
+                             "bob is away: carol  is watching you."]
+
+
+def test_telnet_chat_cannot_read_as_a_fibs_event(server):
+    alice, ted = clip_user(server, "alice"), telnet_user(server, "ted")
+    alice.send("tell ted bob makes the first move. The game was saved.")
+    assert alice.lines() == ["16 ted bob makes the first move. The game was saved."]
+    assert event(ted) == ["alice tells: bob makes  the first move. The  game was saved."]
+    ted.send("tell alice x is playing with y")
+    assert reply(ted) == ["** You tell alice: x is  playing with y"]
+    assert alice.lines() == ["12 ted x is playing with y"]
+
+
 # --- say, kibitz, whisper -------------------------------------------------------------
 
 def test_say_kibitz_whisper_outside_a_game(server):

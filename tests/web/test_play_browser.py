@@ -136,11 +136,15 @@ class Watcher:
     def boards(self) -> list[str]:
         return [line for line in self.bot.lines if line.startswith("board:")]
 
-    async def sees(self, slots: str, score: str, cube: str) -> None:
-        """Waits until carol's latest board shows this position (ann's score first)."""
+    async def sees(self, slots: str, score: str | None, cube: str) -> None:
+        """Waits until carol's latest board shows this position (ann's score first;
+        None: any score)."""
         def same() -> bool:
             boards = self.boards()
-            return bool(boards) and facts(boards[-1]) == (slots, score, cube)
+            if not boards:
+                return False
+            got = facts(boards[-1])
+            return (got[0], got[2]) == (slots, cube) and score in (None, got[1])
         await self.bot.wait(same, f"the board {slots} {score} cube {cube}")
 
 
@@ -224,7 +228,11 @@ async def play_match(ann: Player, ben: Player, watcher: Watcher, length: int,
         for slots, score, cube in await player.browser.script("return window.drawn"):
             mine = score if player is ann else "-".join(score.split("-")[::-1])
             seen.add((slots, mine, cube))
-    await watcher.sees(final["slots"], final["score"], final["cube"])
+    # carol's last board came with the winning move: it still shows the score of the
+    # game being played (protocol/board.md 3.1), the browsers the final one
+    await watcher.sees(final["slots"], None, final["cube"])
+    last_game = [line for line in watcher.boards() if parse_board(line).turn != 0]
+    assert facts(watcher.boards()[-1])[1] == facts(last_game[-1])[1] != final["score"]
     await ann.shot(shots / f"{label}-4-match-end.png")
     await ben.shot(shots / f"{label}-4-match-end-phone.png")
     assert await ben.browser.fits_the_phone()

@@ -235,3 +235,19 @@ def test_moves_list_of_a_game() -> None:
         "O: (5 3) 8-3 6-3", "X: wants to resign", "O: wins 2 points"]
     assert format_moves_list([], ("a", "b"), 0, (0, 0), 0) == [
         "Score is 0-0 in an unlimited match.", "a is X - b is O."]
+
+
+def test_protocol_play_md_lists_only_words_the_moves_list_writes() -> None:
+    """Issue 21: play.md said oldmoves writes ``O: redoubles`` where fibsd writes
+    ``O: doubles`` (FCM's ``^[XO]: doubles`` cookie; no FIBS word for a redouble is
+    known).  Every action line play.md quotes must be one the formatter produces."""
+    from pathlib import Path
+
+    play_md = (Path(__file__).resolve().parents[2] / "protocol" / "play.md").read_text()
+    quoted = set(re.findall(r"`[XO]: ([a-z][a-z' ]*[a-z])`", play_md.replace("\n    ", " ")))
+    history = [OpeningRoll((5, 3)), Moved(0, Play((Move(8, 3), Move(6, 3)), START)),
+               Doubled(1, 2), Redoubled(0, 4, 1), DoubleAccepted(1, 4), Doubled(1, 8),
+               DoubleRejected(0), ResignOffered(1, WinKind.SINGLE, 1)]
+    written = {line[3:] for line in format_moves_list(history, ("a", "b"), 1, (0, 0), 0)[2:]}
+    assert quoted and quoted - {"wins 2 points"} <= written | {"can't move"}
+    assert "doubles" in quoted and "redoubles" not in quoted

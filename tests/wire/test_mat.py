@@ -73,7 +73,9 @@ SCRIPTED_MAT = "\n".join([
     '',
     ' Game 2 (Crawford)',
     ' alice : 0                      bob : 2',
-    '  1) 51: 13/8 6/5                42:',  # rolled, then resigned a gammon
+    # bob rolled 4-2, then resigned a gammon: the roll he never played is left out
+    # (gnubg plays a roll with one legal play as a forced move)
+    '  1) 51: 13/8 6/5                 ',
     '      Wins 2 points  ',
     '',
     ' Game 3',
@@ -112,8 +114,9 @@ def test_the_parser_reads_every_column() -> None:
         MatAction(0, "drop"),
         MatAction(1, "win", points=2),
     )
-    assert parsed.games[1].actions[-2:] == (MatAction(1, "move", dice=(4, 2)),
-                                            MatAction(0, "win", points=2))
+    assert parsed.games[1].actions == (
+        MatAction(0, "move", dice=(5, 1), moves=((13, 8, False), (6, 5, False))),
+        MatAction(0, "win", points=2))
     assert parsed.games[2].actions[0].player == 1
     assert parsed.games[2].actions[-1] == MatAction(1, "win", points=1, match=True)
 
@@ -206,10 +209,17 @@ def played(seed: int) -> Match:
     return match
 
 
-def expected_actions(match: Match, number: int) -> list[tuple[int, str]]:
-    """(player, kind) of what the .mat must show for a game, from its events."""
+def expected_actions(match: Match, number: int) -> tuple[list[tuple[int, str]], int | None]:
+    """(player, kind) of what the .mat must show for a game, from its events, and the
+    points its ``Wins`` line must show.  A match gnubg can import shows its cube up to
+    64 (export.md 3.1): the takes beyond are left out and the points follow that cube."""
     shown: list[tuple[int, str]] = []
     rolled: set[int] = set()  # players holding dice not yet played
+    cap = 64 if 0 < match.length <= 64 else None
+    cube = written = 1
+    held: int | None = None  # the doubler of a double not written (yet)
+    omitting = False  # a take was left out: so is every cube action after it
+    points = None
     for event in match.games[number].history:
         if isinstance(event, OpeningRoll) and event.winner is not None:
             rolled.add(event.winner)
@@ -219,17 +229,29 @@ def expected_actions(match: Match, number: int) -> list[tuple[int, str]]:
             rolled.discard(event.player)
             shown.append((event.player, "move"))
         elif isinstance(event, Doubled):
-            shown.append((event.player, "double"))
+            if cap is None or (written < cap and not omitting):
+                shown.append((event.player, "double"))
+            else:
+                held = event.player
         elif isinstance(event, Redoubled):
             shown.append((event.player, "beaver" if event.count == 1 else "raccoon"))
         elif isinstance(event, DoubleAccepted):
-            shown.append((event.player, "take"))
+            if held is None:
+                shown.append((event.player, "take"))
+            omitting = omitting or held is not None
+            cube, held = event.value, None
+            written = cube if cap is None else min(cube, cap)
         elif isinstance(event, DoubleRejected):
-            shown.append((event.player, "drop"))
+            if held is None or not omitting:
+                if held is not None:
+                    shown.append((held, "double"))
+                shown.append((event.player, "drop"))
         elif isinstance(event, GameWon):
-            shown += [(player, "move") for player in sorted(rolled)]
+            if not shown:  # unplayed dice only when resigned before the first move
+                shown += [(player, "move") for player in sorted(rolled)]
             shown.append((event.winner, "win"))
-    return shown
+            points = event.points // cube * written
+    return shown, points
 
 
 def check_round_trip(match: Match) -> None:
@@ -239,20 +261,25 @@ def check_round_trip(match: Match) -> None:
     assert parsed.length == match.length
     assert len(parsed.games) == match.number
     score = [0, 0]
+    capped = False
     for number, game in enumerate(parsed.games):
         assert game.score == tuple(score)
         assert game.crawford == (match.crawford_game == number + 1)
-        assert [(a.player, a.kind) for a in game.actions] == expected_actions(match, number)
+        actions, points = expected_actions(match, number)
+        assert [(a.player, a.kind) for a in game.actions] == actions
         result = match.games[number].result
         if result is not None:
-            assert (game.actions[-1].player, game.actions[-1].points) == (result.winner,
-                                                                           result.points)
+            assert (game.actions[-1].player, game.actions[-1].points) == (result.winner, points)
+            capped = capped or points != result.points
             score[result.winner] += result.points
     if match.autodouble:
         return  # opening ties are not in a .mat: the cube cannot be replayed
     restored = Match.from_record(mat_record(parsed))
-    assert restored.score == match.score
     assert restored.winner == match.winner
+    if capped:  # the last game, played at a cube of 64: the match ends all the same
+        assert restored.over and match.over
+    else:
+        assert restored.score == match.score
     assert [g.position for g in restored.games] == [g.position for g in match.games]
     again = mat_text(restored.to_record(), ("alice", "bob"), date=datetime.date(2026, 1, 2),
                      site="fibsd")
@@ -301,3 +328,96 @@ def test_no_line_starts_with_a_digit_even_past_row_99() -> None:
     assert len(rows) > 99 and rows[99].startswith(" 100) ")
     assert not any(line[:1].isdigit() or line[:1] == "*" for line in text.splitlines())
     assert mat_text(mat_record(parse_mat(text)), ("alice", "bob")) == text
+
+
+# -- what GNU Backgammon 1.07 would misread (protocol/export.md 3.1) -----------------------
+
+DATA = __import__("pathlib").Path(__file__).parent / "data"
+
+
+def reexported(name: str) -> str:
+    """A match as fibsd exported it before (a probe's file), read back and written again."""
+    parsed = parse_mat((DATA / name).read_text())
+    return mat_text(mat_record(parsed), parsed.players)
+
+
+def game_rows(text: str, number: int) -> list[str]:
+    rows = text.split(" Game ")[number].splitlines()
+    while rows and not rows[-1]:
+        rows.pop()
+    return rows
+
+
+def test_dice_rolled_and_never_played_are_left_out_once_the_game_has_begun() -> None:
+    """Game 3: bob rolled 1-5 on the bar and resigned; gnubg played that roll for him
+    as a forced move.  Game 2's 2-5 that could not be played stays."""
+    text = reexported("unplayed_forced_roll.mat")
+    assert "  7) 44: 20/16 20/16 9/5* 8/4*   15:" in game_rows(
+        (DATA / "unplayed_forced_roll.mat").read_text(), 3)
+    assert game_rows(text, 3)[-2:] == ["  7) 44: 20/16 20/16 9/5* 8/4*    ",
+                                       "      Wins 2 points  "]
+    assert "  7) 25:                         26: 8/6 8/2" in game_rows(text, 2)
+    assert mat_text(mat_record(parse_mat(text)), ("ann", "bob")) == text
+
+
+def test_the_opening_roll_of_a_game_resigned_before_its_first_move_stays() -> None:
+    match = Match(3)
+    match.new_game(ScriptedDice([(5, 2)]))
+    match.resign(1, 1)
+    match.accept(0)
+    assert game_rows(mat_text(match.to_record(), ("ann", "bob")), 1)[-2:] == [
+        f"  1) {'52:':<27}  ", "      Wins 1 point  "]
+
+
+def cube_match(length: int, top: int, *, end: str) -> Match:
+    """A game in which each player on roll doubles and is taken until the cube shows
+    ``top``; then the next double is dropped (``end`` "drop") or the game is played
+    out (``end`` "play")."""
+    match = Match(length, redouble_limit=None if length == 0 else 0)
+    match.new_game(ScriptedDice([(3, 1)]))
+    match.move(0, [(8, 5), (6, 5)])
+    rolls = iter([(6, 4), (5, 2), (4, 1), (6, 3), (2, 1), (5, 5), (3, 2), (6, 1)] * 80)
+    while match.game is not None and match.game.result is None:
+        player = match.turn
+        if match.can_double(player) and (match.cube < top or end == "drop"):
+            match.double(player)
+            if 2 * match.cube >= top:
+                match.reject(1 - player)
+                break
+            match.accept(1 - player)
+        match.roll(player, ScriptedDice([next(rolls)]))
+        plays = match.legal_plays()
+        if plays:
+            match.move(player, [(m.src, m.dst) for m in plays[0].moves])
+    return match
+
+
+def test_a_match_cube_is_written_up_to_64() -> None:
+    """gnubg 1.07 crashes on a match cube of 256: the export writes the game as if the
+    cube had stopped at 64 (the takes beyond are left out, the points follow), which
+    still ends the match; an unlimited match keeps its cube."""
+    original = (DATA / "gnubg_crash_cube256.mat").read_text()
+    assert " 66) Doubles => 256              Takes" in original
+    text = reexported("gnubg_crash_cube256.mat")
+    rows = game_rows(text, 2)
+    assert [r for r in rows if "Doubles" in r][-1] == " 46) Doubles => 64               Takes"
+    assert " 60) 16: 20/19* 20/14*           52: 25/20" in rows
+    assert rows[-1] == "                                  Wins 64 points and the match"
+    assert "128" not in text and "256" not in text
+    assert mat_text(mat_record(parse_mat(text)), ("fay", "eve")) == text
+
+    dropped = cube_match(10, 256, end="drop")  # 128 taken, 256 dropped: 128 points
+    assert dropped.games[0].result.points == 128
+    text = mat_text(dropped.to_record(), ("ann", "bob"))
+    assert [r for r in text.splitlines() if "Doubles" in r][-1].endswith(
+        "Doubles => 64               Takes")  # the take to 128 left out
+    assert "Wins 64 points and the match" in text.splitlines()[-2]
+    assert text.count("Takes") == 6 and "Drops" not in text  # the drop: a resignation
+
+    at_64 = mat_text(cube_match(10, 128, end="drop").to_record(), ("ann", "bob"))
+    assert "Doubles => 128" in at_64 and "Drops" in at_64  # nothing left out before it
+    assert "Wins 64 points and the match" in at_64
+
+    money = cube_match(0, 256, end="drop")
+    text = mat_text(money.to_record(), ("ann", "bob"))
+    assert "Doubles => 256" in text and "Wins 128 points" in text

@@ -44,6 +44,7 @@ from fibsd.server.dbthread import unattended
 from fibsd.store import AdminAction, Ban, NameTaken, UnknownUser
 from fibsd.wire import clip
 from fibsd.wire.input import password_problem
+from fibsd.wire.user_text import shown
 
 if TYPE_CHECKING:
     from fibsd.server.session import Services, Session
@@ -118,7 +119,8 @@ def alert(session: Session, words: list[str], rest: str) -> None:
         raise AdminUsage("Usage: admin alert <text>")
     name = user_of(session).name
     for user in session.lobby.users():
-        line = f"20 {name} {text}" if user.session.is_clip else f"** Alert from {name}: {text}"
+        line = (f"20 {name} {text}" if user.session.is_clip
+                else f"** Alert from {name}: {shown(text)}")
         if user.session is session:
             session.send(line)
         else:
@@ -133,7 +135,7 @@ def kick(session: Session, words: list[str], rest: str) -> None:
     target = _online(session, words[0])
     if target is None:
         raise AdminUsage(f"{words[0]} is not logged in.")
-    reason = f": {rest}" if rest else "."
+    reason = f": {shown(rest)}" if rest else "."
     _cut_off(target, f"** You were kicked off the server by {user_of(session).name}{reason}")
     session.send(f"** {target.name} was kicked off the server.")
     record(session, "kick", target.name, rest)
@@ -330,7 +332,7 @@ class Countdown:
         self.calls.append(services.clock.callLater(seconds, self.finish))
 
     def line(self, seconds: int) -> str:
-        reason = f" ({self.reason})" if self.reason else ""
+        reason = f" ({shown(self.reason)})" if self.reason else ""
         return f"** The server will shut down in {seconds} seconds{reason}."
 
     def announce(self, seconds: int) -> None:

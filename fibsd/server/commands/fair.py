@@ -3,8 +3,9 @@
 
 ``diceseed`` sets the text mixed into the seed of the user's next match; ``fairdice``
 shows the commitment of the current match, of the user's invitations, or everything
-about a finished match; ``dicetest`` is FIBS's roll statistics with a chi-square
-figure below; ``claim`` saves a match whose player to act stays silent.
+about a finished match (the texts in hex; ``fairdice texts`` shows them as words);
+``dicetest`` is FIBS's roll statistics with a chi-square figure below; ``claim``
+saves a match whose player to act stays silent.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from fibsd.wire import chat, fair_text
 from fibsd.wire import game_text as text
 
 if TYPE_CHECKING:
+    from fibsd.server.match import LiveMatch
     from fibsd.server.session import Session
     from fibsd.store import FinishedMatch, SavedMatch
 
@@ -55,21 +57,46 @@ def diceseed(session: Session, rest: str) -> None:
 @command("fairdice")
 def fairdice(session: Session, rest: str) -> Any:
     words = rest.split()
+    if words == ["texts"]:
+        return _plain_texts(session)
     if words:
         return _finished(session, words[0])
-    user = user_of(session)
-    match = live_match(session.lobby, user.name)
-    if match is None and user.watching is not None:
-        match = live_match(session.lobby, user.watching)
+    match = _current(session)
     if match is not None:
         if match.fair is None:
             session.send(fair_text.NOT_SEEDED)
         else:
+            earlier = []
+            for segment in match.fair.earlier:  # revealed when the match was left or saved
+                earlier += [fair_text.earlier_seed(segment["first_roll"], segment["next_roll"] - 1,
+                                                   bytes.fromhex(segment["server_seed"])),
+                            fair_text.texts(match.names, segment["texts"])]
             session.send(fair_text.match_commitment(match.names, match.fair.commitment),
                          fair_text.texts(match.names, match.fair.texts),
-                         fair_text.rolls_so_far(match.fair.next_roll))
+                         fair_text.rolls_so_far(match.fair.next_roll), *earlier)
         return None
     return _invitations(session)
+
+
+def _current(session: Session) -> LiveMatch | None:
+    """The match the user plays, else the one he watches."""
+    user = user_of(session)
+    match = live_match(session.lobby, user.name)
+    if match is None and user.watching is not None:
+        match = live_match(session.lobby, user.watching)
+    return match
+
+
+def _plain_texts(session: Session) -> None:
+    """``fairdice texts``: the dice texts as words (the other lines show them in hex) of
+    the match the user plays or watches, else his own."""
+    match = _current(session)
+    if match is not None and match.fair is not None:
+        session.send(*(fair_text.plain_text(name, player_text)
+                       for name, player_text in zip(match.names, match.fair.texts, strict=True)))
+        return
+    user = user_of(session)
+    session.send(fair_text.plain_text(user.name, user.dice_text))
 
 
 def _invitations(session: Session) -> Any:
@@ -148,10 +175,17 @@ def _finished(session: Session, word: str) -> Any:
             session.send(fair_text.NOT_SEEDED)
             return
         names = document["players"]
-        session.send(fair_text.finished_header(int(word), names, document["commitment"]),
-                     fair_text.seed_revealed(bytes.fromhex(document["server_seed"])),
-                     fair_text.texts(names, document["texts"]),
-                     *fair_text.roll_lines([(r[0], r[1]) for r in document["rolls"]]))
+        rolls = [(r[0], r[1]) for r in document["rolls"]]
+        seeds = document.get("seeds") or [{"server_seed": document["server_seed"],
+                                           "texts": document["texts"], "first_roll": 0}]
+        lines = [fair_text.finished_header(int(word), names, document["commitment"])]
+        for number, seed in enumerate(seeds):  # one seed, or one per part (fair-dice.md 1.2)
+            first = seed["first_roll"]
+            end = seeds[number + 1]["first_roll"] if number + 1 < len(seeds) else len(rolls)
+            lines += [fair_text.seed_revealed(bytes.fromhex(seed["server_seed"])),
+                      fair_text.texts(names, seed["texts"]),
+                      *fair_text.roll_lines(rolls[first:end], first)]
+        session.send(*lines)
 
     return maybeDeferred(session.db.finished_match, int(word)).addCallback(show)
 

@@ -84,12 +84,27 @@ def saved_row(lobby: Lobby, name: str, saved: SavedMatch) -> text.SavedRow | Non
     return text.SavedRow(opponent, marker, match.rules.length, score[mine], score[1 - mine])
 
 
+def not_being_played(lobby: Lobby, name: str, saved: list[SavedMatch]) -> list[SavedMatch]:
+    """``name``'s saved matches less the one he is playing now.  The store keeps a
+    running match as saved after every action (so that a crash loses nothing), but for
+    ``show saved`` and ``savedcount`` it is not saved: GNU Gibbon offers to resume
+    every match listed, which fibsd then refuses (protocol/board.md section 7).  The
+    ``playing`` mark is shared across a cluster, so this holds for a player on any node."""
+    user = lobby.find(name)
+    opponent = user.playing if user is not None else None
+    if opponent is None:
+        return saved
+    pair = sorted((name, opponent))
+    return [s for s in saved if [s.player_a, s.player_b] != pair]
+
+
 @show_topic("saved")
 def show_saved(session: Session, rest: str) -> Any:
     name = user_of(session).name
 
     def listing(saved: list[SavedMatch]) -> None:
-        rows = [saved_row(session.lobby, name, s) for s in saved]
+        rows = [saved_row(session.lobby, name, s)
+                for s in not_being_played(session.lobby, name, saved)]
         session.send(*text.format_saved([row for row in rows if row is not None]))
 
     return maybeDeferred(session.db.saved_matches, name).addCallback(listing)
@@ -115,7 +130,8 @@ def show_savedcount(session: Session, rest: str) -> Any:
 
 def _count_saved(session: Session, name: str) -> Any:
     return maybeDeferred(session.db.saved_matches, name).addCallback(
-        lambda saved: session.send(text.saved_count(name, len(saved))))
+        lambda saved: session.send(
+            text.saved_count(name, len(not_being_played(session.lobby, name, saved)))))
 
 
 # -- ratings ------------------------------------------------------------------------------

@@ -15,13 +15,15 @@ may have been typed for the old terms, so it restates the new terms and asks aga
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import wraps
 from typing import TYPE_CHECKING, Any
 
-from twisted.internet.defer import maybeDeferred
+from twisted.internet.defer import maybeDeferred, succeed
 
+from fibsd.rules.dice import SeededDice
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
 from fibsd.server.commands import command, user_of
@@ -30,6 +32,7 @@ from fibsd.server.lobby import Lobby, on_login, on_logout
 from fibsd.server.match import LiveMatch, live_match
 from fibsd.server.ratelimit import allow
 from fibsd.wire import chat
+from fibsd.wire import fair_text
 from fibsd.wire import game_text as text
 
 if TYPE_CHECKING:
@@ -139,13 +142,10 @@ def invite(session: Session, rest: str) -> Any:
         if length is None and saved is None:
             session.send(text.no_saved_match(target.name))
             return
-        lines = [text.invitation(user.name, length)]
+        lines = _invitation_lines(user.name, length, saved)
         if saved is not None and session.settings.fair.abandon_days > 0:
             # an invitation offers to resume the match the invitee may have left
             unattended(session.db.offer_resume(user.name), "offer_resume")
-        if length is not None and saved is not None:
-            lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
-        lines.append(text.type_join(user.name))
         seen = target.invitations_seen
         confirmed = seen.get(user.name, length) == length
         seen[user.name] = length
@@ -166,6 +166,17 @@ def invite(session: Session, rest: str) -> Any:
         target.session.notify(*lines)
 
     return maybeDeferred(session.db.load_match, user.name, target.name).addCallback(send)
+
+
+def _invitation_lines(inviter: str, length: int | None,
+                      saved: SavedMatch | None) -> list[str]:
+    """What the invitee reads: FIBS's invitation line, the warning when a new match
+    would replace a saved one, and ``Type 'join <inviter>' to accept.``"""
+    lines = [text.invitation(inviter, length)]
+    if length is not None and saved is not None:
+        lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
+    lines.append(text.type_join(inviter))
+    return lines
 
 
 def _paused_pair(lobby: Lobby, *names: str) -> bool:
@@ -201,6 +212,10 @@ def join(session: Session, rest: str) -> Any:
     lobby = session.lobby
     words = rest.split()
     match = _match(session)
+    if match is None and user.parted is not None:
+        crossed = _crossed_leave(session, user, words)
+        if crossed is not None:
+            return crossed
     if not words:
         joined = match.join_next(user) if match is not None else None
         return joined if joined is not None else session.send(text.JOIN_WHO)
@@ -221,8 +236,7 @@ def join(session: Session, rest: str) -> Any:
     if not inviter.ready:
         return session.send(text.refusing_games(inviter.name))
     if not invitation.confirmed and lobby.now() - invitation.sent < JOIN_RACE_WINDOW:
-        lobby.invitations[inviter.name] = replace(invitation, confirmed=True)
-        return session.send(text.invitation_changed(inviter.name, invitation.length))
+        return _restate(session, invitation)
     if _paused_pair(lobby, user.name, inviter.name):
         return session.send(text.MATCH_WAITS)
     user.invitations_seen.pop(inviter.name, None)  # answered: no longer an open offer
@@ -250,9 +264,80 @@ def join(session: Session, rest: str) -> Any:
 
         return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallback(resume)
 
-    live = LiveMatch.new(lobby, inviter, user, invitation.length,
-                          invitation.server_seed)
-    return live.begin(inviter, user, resumed=False)  # its record replaces a saved one
+    length = invitation.length
+
+    def start(saved: SavedMatch | None) -> Any:
+        if not still_valid():
+            session.send(text.didnt_invite(inviter.name))
+            return None
+        live = LiveMatch.new(lobby, inviter, user, length, invitation.server_seed)
+        started = live.begin(inviter, user, resumed=False)  # its record replaces a saved one
+        seed = _unrevealed_seed(saved)
+        if saved is not None and seed is not None:  # its rolls become verifiable
+            line = fair_text.saved_seed_revealed(LiveMatch.saved_names(saved), seed)
+            told = [p for p in (inviter, user) if p.session.settings.fair.announce_seed]
+
+            def tell(_: object) -> None:
+                for player in told:
+                    player.session.notify(line)
+
+            started.addCallback(tell)
+        return started
+
+    # The saved match is read only to reveal its seed: when the database cannot answer,
+    # the match starts all the same (as it did before that read).
+    return maybeDeferred(session.db.load_match, inviter.name, user.name).addCallbacks(
+        start, lambda failure: start(None))
+
+
+def _unrevealed_seed(saved: SavedMatch | None) -> bytes | None:
+    """The seed of a saved match that made rolls no one was shown (a match saved as it
+    was played, then the server stopped without saving it on the way out): revealed
+    when a new match replaces it (protocol/fair-dice.md 1.2)."""
+    if saved is None:
+        return None
+    try:
+        dice = SeededDice.from_record(json.loads(saved.record).get("dice"))
+    except (ValueError, TypeError, AttributeError):
+        return None
+    return dice.server_seed if dice.used else None
+
+
+def _restate(session: Session, invitation: Invitation) -> Any:
+    """A join that may have been typed for the inviter's earlier terms: say that they
+    changed, then show the invitation again in FIBS's own lines, so that a bot that
+    joins whenever it reads an invitation joins again, and this time binds."""
+    lobby = session.lobby
+    lobby.invitations[invitation.inviter] = replace(invitation, confirmed=True)
+
+    def send(saved: SavedMatch | None) -> None:
+        session.send(text.invitation_changed(invitation.inviter, invitation.length),
+                     *_invitation_lines(invitation.inviter, invitation.length, saved))
+
+    if invitation.length is None:  # a resume replaces nothing: no warning to look up
+        return send(None)
+    return maybeDeferred(session.db.load_match, invitation.inviter,
+                         invitation.invitee).addCallback(send)
+
+
+def _crossed_leave(session: Session, user: OnlineUser, words: list[str]) -> Any:
+    """A ``join`` (plain, or naming the opponent) that crossed the opponent's
+    ``leave``: the join arrived while the save was under way, or within
+    ``JOIN_RACE_WINDOW`` of the line that told the user.  That line is its whole
+    answer (no ``** Error: Join who?`` before or after it).  None: not such a join."""
+    assert user.parted is not None
+    match, told = user.parted
+    opponent = match.opponent_of(user)
+    if words and words[0].lower() != opponent.lower():
+        return None
+    invitation = session.lobby.invitations.get(opponent)
+    if isinstance(invitation, Invitation) and invitation.invitee == user.name:
+        return None  # the opponent invited him since: a join for that is no crossing
+    if told is None and match.unsaved and not match.paused:
+        return match.when_saved()  # the save's tell sends the line, then this fires
+    if told is not None and session.lobby.now() - told < JOIN_RACE_WINDOW:
+        return succeed(None)
+    return None
 
 
 # -- leave -------------------------------------------------------------------------------

@@ -4,17 +4,19 @@
 
 export const INVITATION = /^([A-Za-z_]+) wants to (play a [0-9]+ point match|play an unlimited match|resume a saved match) with you\.$/;
 export const MOVES = /^([A-Za-z_]+) moves (.*) \.$/;
-export const OFFER = /^[A-Za-z_]+ (wants to resign\. You will win [0-9]+ points?|doubles|redoubles)\. Type 'accept' or 'reject'\.$/;
-export const WAIT = /^You (double|redouble|want to resign)/;
+export const OFFER = /^[A-Za-z_]+ (wants to resign\. You will win [0-9]+ points?|doubles)\. Type 'accept' or 'reject'\.$/;
+export const WAIT = /^You (double|want to resign)/;
 export const ANSWERED = /^(You|[A-Za-z_]+) (accepts?|rejects?|gives? up)\b/;
 export const MATCH_END = /^(You win|[A-Za-z_]+ wins) the [0-9]+ point match/;
 export const STARTS = /^(\*\* You are now playing|\*\* Player [A-Za-z_]+ has joined you|You are now playing with|[A-Za-z_]+ has joined you\.)/;
 const WATCHES = /^You're now watching /;
-export const SAVED = /^(\*\* You terminated the game|\*\* Player [A-Za-z_]+ has left the game|\*\* [A-Za-z_]+ drops connection\. The game)/;
+export const SAVED = /^(\*\* You terminated the game|\*\* Player [A-Za-z_]+ has left the game|\*\* [A-Za-z_]+ left the game; |\*\* [A-Za-z_]+ drops connection\. The game)/;
 export const DICE = /^[A-Za-z_]+ (?:rolls? [1-6] and [1-6]\.|rolled [1-6], )/;
 export const CANT_MOVE = /^([A-Za-z_]+) can't move\.$/;
 export const GAME_OVER = /^(You|[A-Za-z_]+) (wins? the game|accepts? and wins?|gives? up)\b/;
 export const SCORE = /^(?:You|([A-Za-z_]+)) wins? the [0-9]+ point match ([0-9]+)-([0-9]+) \.$/;
+// The last board of a game still shows the score before it (protocol/board.md 3.1).
+export const GAME_POINTS = /^(?:You win the game and get|([A-Za-z_]+) wins the game and gets) ([0-9]+) points?\./;
 export const TO_ROLL = "It's your turn to roll or double.";
 export const BOARDSTYLE = /^Value of 'boardstyle' is ([0-9]+)$/;
 export const SAVED_HEADER = "  opponent          matchlength   score (your points first)";
@@ -26,11 +28,12 @@ const GAME = new RegExp("^(?:" + [
   "Starting a new game with ", "\\S+ rolled [1-6], ", "It's your turn ", "\\S+ makes the first move",
   "The number on the doubling cube", "\\S+ rolls? [1-6] and [1-6]\\.", "Please move ",
   "\\S+ can't move\\.", "The only possible move", "Bearing off:", "[A-Za-z_]+ moves ", "Done\\.$",
-  "\\S+ (?:re)?doubles?[. ]", "\\S+ accepts? ", "\\S+ rejects?\\. ", "\\S+ gives? up\\.",
+  "\\S+ doubles?[. ]", "\\S+ accepts? ", "\\S+ rejects?\\. ", "\\S+ gives? up\\.",
   "\\S+ wants? to resign\\.", "\\S+ wins? the game", "score in ", "Type 'join' if you want",
   "\\S+ wins? the [0-9]+ point match", "You're now watching ", "You are now playing with",
   "[A-Za-z_]+ has joined you\\.", "\\*\\* You are now playing", "\\*\\* Player \\S+ has (?:joined|left)",
-  "\\*\\* You terminated", "\\*\\* \\S+ drops connection\\. The game", "turn: ", "match length: ",
+  "\\*\\* You terminated", "\\*\\* \\S+ left the game; ", "\\*\\* \\S+ drops connection\\. The game",
+  "turn: ", "match length: ",
   "points for ", "\\*\\* Please act: ", "\\*\\* \\S+ has not acted for a while", "\\*\\* You claimed the match",
   "\\*\\* \\S+ claimed the match",
 ].join("|") + ")");
@@ -39,7 +42,8 @@ const GAME = new RegExp("^(?:" + [
 const NOTICE = new RegExp("^\\*\\* (?:" + [
   "You (?:invited|tell|say to|shout|whisper|kibitz|gag|ungag|blind|unblind|stop watching|allow|use|insist|agree|would|want|will|won't|are now)\\b",
   "You're now", "You'll",
-  "You don't (?:allow|agree|gag|blind)", "[0-9]+ users? heard you", "Player \\S+ has", "\\S+ drops connection",
+  "You don't (?:allow|agree|gag|blind)", "[0-9]+ users? heard you", "Player \\S+ has",
+  "\\S+ left the game; ", "\\S+ drops connection",
   "The board will", "The board won't", "Forced moves", "Your terminal", "Will ", "Won't ",
   "Waiting for", "FINALLY", "Gagged", "Blinded", "Warning", "System administrator", "All running",
   "It will be back", "\\S+ changed the invitation", "There are no messages", "\\S+ is already logged in",

@@ -11,7 +11,7 @@ import { lang, loadCatalog, t } from "./i18n.js";
 import { say } from "./say.js";
 import {
   INVITATION, MOVES, OFFER, WAIT, ANSWERED, MATCH_END, STARTS, SAVED, DICE, CANT_MOVE,
-  GAME_OVER, SCORE, TO_ROLL, BOARDSTYLE, SAVED_HEADER, SAVED_ROW, ARCHIVE,
+  GAME_OVER, GAME_POINTS, SCORE, TO_ROLL, BOARDSTYLE, SAVED_HEADER, SAVED_ROW, ARCHIVE,
   kindOf,
 } from "./lines.js";
 
@@ -245,6 +245,7 @@ function onText(line) {
     turnTo(0);
     send("show saved");
   } else if (GAME_OVER.test(line)) {
+    gamePoints(GAME_POINTS.exec(line));
     turnTo(0);
   } else if (line.endsWith("You're not watching anymore.")) {
     document.body.dataset.state = "lobby";
@@ -387,6 +388,16 @@ function onBoard(line) {
     state.waiting = false;
   }
   renderBoard();
+}
+
+// The points of "bob wins the game and gets 2 points.": the board before it still
+// showed the score before the game (protocol/board.md 3.1), as GNU Gibbon expects.
+function gamePoints(found) {
+  const view = state.view;
+  if (!found || !view) return;
+  const points = Number(found[2]);
+  if (!found[1] || found[1] === view.player) view.playerScore += points;
+  else view.opponentScore += points;
 }
 
 // The final score from "You win the 3 point match 3-1 ." (no board line follows it).
