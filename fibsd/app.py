@@ -109,7 +109,10 @@ class FibsService(MultiService):
         self.settings = settings
         # A TLS mistake stops the start here, before the database is opened or anything
         # listens (TlsError: one line, a non-zero exit).
-        self.tls_files = TlsFiles(settings.tls) if settings.tls.enabled else None
+        # The same files serve the game's TLS port and the web face's HTTPS port, so one
+        # SIGHUP reloads both.
+        self.tls_files = (TlsFiles(settings.tls) if settings.tls.enabled or settings.web.tls
+                          else None)
         db = settings.db
         timeouts = Timeouts(db.connect_timeout, db.statement_timeout_ms, db.keepalives_idle,
                             db.keepalives_interval, db.keepalives_count)
@@ -131,7 +134,6 @@ class FibsService(MultiService):
         # (a certificate that cannot be read fails ``listening`` instead).
         self.web_tls_listening: Deferred[IListeningPort | None] = Deferred()
         self.web_tls_port: IListeningPort | None = None
-        self.web_tls_files: TlsFiles | None = None  # its certificate, read at start
         self.collector = ScheduledCollection(reactor, settings.gc_interval)
         self.abandonment = AbandonmentCheck(self.shared)
         # The web face: read-only views of the lobby and the store (fibsd/web/).
@@ -163,15 +165,10 @@ class FibsService(MultiService):
         passwords.warm_up().addErrback(
             lambda failure: log.failure("argon2 could not be loaded", failure))
         self.metrics.start()
-        # The web face's certificate is read first: without it nothing listens.
-        if self.settings.web.tls:
-            self.web_tls_files = self._web_certificate()
-            if self.web_tls_files is None:
-                return
         d = self._endpoint(self.settings.port).listen(self._listener(self.factory))
         if self.settings.web_port:
             d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_web(port)))
-        if self.web_tls_files is not None:
+        if self.settings.web.tls:
             d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_https(port)))
         d.addCallback(self._listening)
         d.addErrback(self._cannot_listen)
@@ -191,17 +188,6 @@ class FibsService(MultiService):
             self._listener(TLSMemoryBIOFactory(options, False, self.factory)))
         d.addCallback(self._listening_tls)
         d.addErrback(self._cannot_listen_tls)
-
-    def _web_certificate(self) -> TlsFiles | None:
-        """``[tls]``'s certificate and key for the HTTPS port, or None when they cannot
-        be used: then one line says why, ``listening`` fails and the server stops."""
-        try:
-            return TlsFiles(self.settings.tls)
-        except TlsError as error:
-            log.error("fibsd cannot start: {error}", error=str(error))
-            self.listening.errback(Failure(error))
-            self.reactor.callWhenRunning(self.reactor.stop)
-            return None
 
     def _listening_tls(self, port: IListeningPort) -> None:
         self.tls_port = port
@@ -257,7 +243,7 @@ class FibsService(MultiService):
         self.port = port
         web = self.settings.web
         endpoint = SSL4ServerEndpoint(
-            self.reactor, web.tls_port, self.web_tls_files,
+            self.reactor, web.tls_port, self.tls_files,
             backlog=self.settings.limits.listen_backlog,
             interface=web.interface or self.settings.interface)
         self.web_tls_port = await self._open_web(endpoint, "with TLS ")
