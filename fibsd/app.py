@@ -134,6 +134,7 @@ class FibsService(MultiService):
         # (a certificate that cannot be read fails ``listening`` instead).
         self.web_tls_listening: Deferred[IListeningPort | None] = Deferred()
         self.web_tls_port: IListeningPort | None = None
+        self._stopping = False  # a failed listener has asked the reactor to stop
         self.collector = ScheduledCollection(reactor, settings.gc_interval)
         self.abandonment = AbandonmentCheck(self.shared)
         # The web face: read-only views of the lobby and the store (fibsd/web/).
@@ -201,7 +202,7 @@ class FibsService(MultiService):
         log.error("fibsd cannot start: TLS port {port}: {error}", port=self.settings.tls.port,
                   error=failure.getErrorMessage())
         self.tls_listening.errback(failure)
-        self.reactor.callWhenRunning(self.reactor.stop)
+        self._stop_soon()
 
     def _listener(self, factory: IProtocolFactory) -> IProtocolFactory:
         """What a game listener listens with: ``factory`` (the game's, or TLS around it),
@@ -283,8 +284,14 @@ class FibsService(MultiService):
             log.failure("fibsd cannot listen on {interface} port {port}", failure,
                         interface=self.settings.interface, port=self.settings.port)
         self.listening.errback(failure)
-        # fibsd's own script starts the service once the reactor runs, twistd before.
-        self.reactor.callWhenRunning(self.reactor.stop)
+        self._stop_soon()
+
+    def _stop_soon(self) -> None:
+        """Stop the reactor once it runs (fibsd's own script starts the service once the
+        reactor runs, twistd before), once: both game ports failing stop it once."""
+        if not self._stopping:
+            self._stopping = True
+            self.reactor.callWhenRunning(self.reactor.stop)
 
     def reload(self, reopen_log: Callable[[], None] | None = None) -> Deferred[None]:
         """SIGHUP: open the log file again (``reopen_log``, after logrotate), read the

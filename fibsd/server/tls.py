@@ -55,11 +55,29 @@ def load(tls: Tls) -> Any:
                        f"password: {error}") from error
     options = ssl.CertificateOptions(privateKey=key, certificate=leaf, extraCertChain=chain)
     try:
-        options.getContext()  # checks that the key is the certificate's
+        context = options.getContext()  # checks that the key is the certificate's
     except OpenSSLError as error:
         raise TlsError(f"the TLS key {tls.key} does not belong to the certificate "
                        f"{tls.certificate}") from error
+    context.set_alpn_select_callback(_select_protocol)
     return options
+
+
+def _select_protocol(connection: Any, offered: list[bytes]) -> Any:
+    """ALPN: the first protocol the listener's factory speaks (the web face's
+    ``acceptableProtocols``) that the client offers, else none.  Twisted's own callback
+    answers a client whose offer it cannot meet with a fatal alert, and the game's port
+    speaks no ALPN protocol at all: a client that offers any (``openssl s_client
+    -alpn``, some TLS libraries by default) could not connect."""
+    from OpenSSL.SSL import NO_OVERLAPPING_PROTOCOLS
+    from twisted.internet.interfaces import IProtocolNegotiationFactory
+
+    factory = connection.get_app_data().factory.wrappedFactory
+    negotiating = IProtocolNegotiationFactory(factory, None)
+    for protocol in negotiating.acceptableProtocols() if negotiating is not None else ():
+        if protocol in offered:
+            return protocol
+    return NO_OVERLAPPING_PROTOCOLS
 
 
 @implementer(IOpenSSLContextFactory)

@@ -51,8 +51,11 @@ def self_signed(directory: Path) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
+@pytest.mark.parametrize("alpn", [None, [b"fibs"], [b"h2", b"http/1.1"]])
 @pytest_twisted.ensureDeferred
-async def test_a_clip_login_over_tls(tmp_path: Path) -> None:
+async def test_a_clip_login_over_tls(tmp_path: Path, alpn: list[bytes] | None) -> None:
+    """With and without ALPN: the game speaks no ALPN protocol, so a client that offers
+    some (as TLS libraries may by default) gets none, not a fatal alert."""
     cert_path, key_path = self_signed(tmp_path)
     database = tmp_path / "fibsd.sqlite"
     store = SQLiteStore(database)
@@ -69,7 +72,8 @@ async def test_a_clip_login_over_tls(tmp_path: Path) -> None:
         port = (await service.tls_listening).getHost().port
         trust = ssl.Certificate.loadPEM(cert_path.read_bytes())
         endpoint = SSL4ClientEndpoint(reactor, "127.0.0.1", port,
-                                      ssl.optionsForClientTLS("localhost", trustRoot=trust))
+                                      ssl.optionsForClientTLS("localhost", trustRoot=trust,
+                                                              acceptableProtocols=alpn))
         client = _Recorder()
         await connectProtocol(endpoint, client)
         await client.expect(b"login: ")
