@@ -42,7 +42,6 @@ from fibsd.administration import (
 from fibsd.server.commands import command, user_of
 from fibsd.server.dbthread import unattended
 from fibsd.store import AdminAction, Ban, NameTaken, UnknownUser
-from fibsd.wire import clip
 from fibsd.wire.input import password_problem
 from fibsd.wire.user_text import shown
 
