@@ -29,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from fibsd.store.opening import is_postgres_url
+from fibsd.store.opening import is_postgres_url, shown
 
 # Paths that, when relative, are relative to ``data_dir`` rather than to their file.
 DATA_PATHS = frozenset({"database"})
@@ -255,7 +255,7 @@ class Db:
 
 def redis_url(value: str) -> str | None:
     if value and not value.startswith(("redis://", "rediss://", "unix://")):
-        return f"must be empty (no cluster) or a redis://, rediss:// or unix:// URL, not {value!r}"
+        return f"must be empty (no cluster) or a redis://, rediss:// or unix:// URL, not {shown(value)!r}"
     return None
 
 
@@ -417,7 +417,12 @@ def _merge(current: Any, table: Mapping[str, Any], base: Path, prefix: str,
             continue
         if wanted == Path | str:
             wanted = Path
-        value = _convert(name, wanted, raw, base)
+        try:
+            value = _convert(name, wanted, raw, base)
+        except ConfigError:
+            if known[key].repr:
+                raise
+            raise ConfigError(name, "has the wrong type (its value is not shown)") from None
         if data_paths and name in DATA_PATHS and not Path(str(raw)).expanduser().is_absolute():
             value = Path(str(raw))
         check = known[key].metadata.get("check")

@@ -169,6 +169,12 @@ def test_overrides_win_and_resolve_against_the_current_directory(
          "not 'n 1'"),
         ("[cluster]\nheartbeat_ms = 50", "cluster.heartbeat_ms",
          "must be at least 100 and at most 60000, not 50"),
+        # neither the secret nor a broker password is ever shown
+        ("[cluster]\nsecret = 123456789012345678", "cluster.secret",
+         "has the wrong type (its value is not shown)"),
+        ("[cluster]\nurl = 'redis+tls://:hunter22@host/0'", "cluster.url",
+         "must be empty (no cluster) or a redis://, rediss:// or unix:// URL, "
+         "not 'redis+tls://:***@host/0'"),
     ],
 )
 def test_bad_keys_and_values(tmp_path: Path, text: str, key: str, problem: str) -> None:
