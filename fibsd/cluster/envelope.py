@@ -44,16 +44,13 @@ MAC_SIZE = 32
 
 
 class Dropped(Exception):
-    """A message not taken; ``reason`` is one of ``REASONS``."""
+    """A message not taken; ``reason`` (the counters and log events of docs/cluster.md)
+    is forged, malformed, replayed, earlier_run, unknown_node, too_many_nodes or
+    too_large."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-# Why a message was dropped (the counters and log events of docs/cluster.md).
-REASONS = ("forged", "malformed", "replayed", "earlier_run", "unknown_node", "too_many_nodes",
-           "too_large")
 
 
 def _key(secret: bytes, use: bytes) -> bytes:
