@@ -262,10 +262,10 @@ class DatabaseThread(Service):
         self._batch = None  # a save made after this call must not be written before it
         return self._submit(partial(function, self._store, *args, **kwargs))
 
-    def _submit(self, work: Callable[[], Any]) -> Deferred[Any]:
+    def _submit(self, work: Callable[[], Any], probe: bool = False) -> Deferred[Any]:
         """Queue ``work`` for the worker; its Deferred fires with its answer, or with
         ``DatabaseDown`` if the database hangs before the worker gets to it."""
-        job = _Job(work)
+        job = _Job(work, probe)
         self._queue.append(job)
         ran = deferToThreadPool(self._reactor, self._pool, self._perform, job)
         ran.addBoth(self._answered, job)
@@ -381,11 +381,8 @@ class DatabaseThread(Service):
             self._schedule_probe()
             return
         probe = getattr(self._store, "probe", None)
-        job = _Job(probe if callable(probe) else (lambda: None), probe=True)
-        self._queue.append(job)
-        ran = deferToThreadPool(self._reactor, self._pool, self._perform, job)
-        ran.addBoth(self._answered, job)
-        job.deferred.addCallbacks(self._came_up, lambda _: self._schedule_probe())
+        self._submit(probe if callable(probe) else (lambda: None), probe=True).addCallbacks(
+            self._came_up, lambda _: self._schedule_probe())
 
     def _came_up(self, _: object) -> None:
         if self._down_since is None:
