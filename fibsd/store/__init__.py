@@ -105,6 +105,10 @@ class FinishedMatch:
     # the archive's number for the match, set by the store when it reads one back
     # (None before it is stored); not part of a result's equality
     id: int | None = field(default=None, compare=False)
+    # the tournament (its id) and round (1-based) the match was played for, if any:
+    # storing the result also records it in that round's pairing (fibsd.store.tournaments)
+    tournament: int | None = None
+    tournament_round: int | None = None
 
 
 @dataclass(frozen=True)
