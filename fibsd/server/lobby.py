@@ -70,6 +70,9 @@ class Lobby:
         # when the database goes down; a paused one keeps its pair from a new start.
         self.writing: set[Any] = set()
         self.invitations: dict[str, Any] = {}
+        # Told each finished match (a ``FinishedMatch``) once its result is stored or
+        # refused: the tournament director (fibsd.tournament) feeds its next round.
+        self.result_hooks: list[Callable[[Any], None]] = []
         # Watched player's name -> the users whose ``watching`` names him (insertion
         # ordered); kept by ``OnlineUser.watching``'s setter, pruned at logout.
         self._watchers: dict[str, dict[OnlineUser, None]] = {}

@@ -224,6 +224,9 @@ class LiveMatch:
         self._waiting: deque[Deferred[None]] = deque()  # see ``when_saved``
         self._writes: deque[_Write] = deque()  # not yet stored; the first is under way
         self.paused = False  # a write failed for want of the database: see the docstring
+        # (tournament id, round) when the match is played for a tournament (fibsd.tournament):
+        # kept in the record, written with the result, told to ``lobby.result_hooks``
+        self.tournament: tuple[int, int] | None = None
 
     # -- creating and saving ---------------------------------------------------------
 
@@ -261,6 +264,8 @@ class LiveMatch:
             tail["dice"] = self.fair.to_record()
         if self.own_turn_drops is not None:
             tail["own_turn_drops"] = list(self.own_turn_drops)
+        if self.tournament is not None:
+            tail["tournament"] = list(self.tournament)
         text = f'{compact(head)[:-1]},"match":{self.rules.record_text()}'
         return f"{text},{compact(tail)[1:]}" if tail else f"{text}}}"
 
@@ -280,10 +285,13 @@ class LiveMatch:
             drops = data.get("own_turn_drops")
             own_turn_drops = None if drops is None else (int(drops[0]), int(drops[1]),
                                                          int(drops[2]))
+            tag = data.get("tournament")
+            tournament = None if tag is None else (int(tag[0]), int(tag[1]))
         except (AttributeError, KeyError, IndexError, TypeError) as error:
             raise ValueError(f"bad saved match: {error!r}") from error
         match = cls(lobby, names, rules, o_first=o_first, dice=dice)
         match.own_turn_drops = own_turn_drops
+        match.tournament = tournament
         return match
 
     @staticmethod
@@ -1147,6 +1155,8 @@ class LiveMatch:
             loser_points=final[1], finished=int(self.lobby.now()), record=self.to_record(),
             winner_rating_change=change.winner_change if change else 0.0,
             loser_rating_change=change.loser_change if change else 0.0,
+            tournament=self.tournament[0] if self.tournament else None,
+            tournament_round=self.tournament[1] if self.tournament else None,
         )
         new_ratings = None
         if change is not None:
@@ -1160,6 +1170,8 @@ class LiveMatch:
             for user in (winner, loser):
                 if user is not None:
                     self.lobby.broadcast_who(user)
+            for hook in self.lobby.result_hooks:
+                hook(finished)
 
         self._after.append(announce)
 

@@ -196,6 +196,8 @@ class Services:
     command_observers: list[Callable[[str, float], None]] = field(default_factory=list)
     # A cluster of nodes (fibsd.cluster.node, wired by fibsd.app); None: a single node.
     cluster: ClusterRouter | None = None
+    # The tournament director (fibsd.tournament.director, wired by fibsd.app).
+    tournaments: Any = None
 
 
 class ClusterRouter(Protocol):

@@ -287,6 +287,12 @@ class TournamentQueries:
                 " AND (driver IS NULL OR driver = ? OR lease_until < ?)",
                 (node, until, tournament_id, node, now)).rowcount)
 
+    def names_with_setting(self, key: str, value: str) -> list[str]:
+        """The accounts whose stored setting ``key`` is ``value`` (``tournament notify``)."""
+        rows = self._all("SELECT u.name FROM settings AS s JOIN users AS u ON u.id = s.user_id"
+                         " WHERE s.name = ? AND s.value = ? ORDER BY u.name", (key, value))
+        return [row[0] for row in rows]
+
     def tournament_of_match(self, match_id: int) -> tuple[int, int] | None:
         """(tournament id, round) the archived match was played for, if any."""
         row = self._one("SELECT tournament_id, tournament_round FROM finished_matches"

@@ -1,0 +1,120 @@
+"""Sign-up, pairing, a match, a forfeit and the final announcement, line by line, for
+telnet and CLIP users (every line checked against protocol/catalogue)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fibsd.rules.dice import ScriptedDice
+from tests.helpers import FakeServer, make_settings
+from tests.server.test_social import (  # noqa: F401 (the fixture checks the catalogue)
+    clip_user,
+    every_line_is_catalogued,
+    reply,
+    telnet_user,
+)
+
+CREATE = "admin tournament create --name Cup --format knockout --lengths 1 --max-players 3"
+
+
+@pytest.fixture
+def server() -> FakeServer:
+    server = FakeServer(settings=make_settings(admins=["boss"]))
+    server.lobby.dice = ScriptedDice([(3, 5)] * 50)
+    server.lobby.coin = lambda: 1
+    return server
+
+
+def test_sign_up_pairing_match_forfeit_and_winner(server: FakeServer) -> None:
+    boss = telnet_user(server, "boss")
+    alice = clip_user(server, "alice")
+    bob = telnet_user(server, "bob")
+    carol = clip_user(server, "carol")
+    dan = clip_user(server, "dan")
+    director = server.services.tournaments
+    director.start()
+    boss.send("tournaments")
+    assert reply(boss) == ["tournament: none"]
+    boss.send(CREATE)
+    assert reply(boss) == ["tournament: 1 created: Cup"]
+    dan.send("tournament notify on")
+    assert dan.lines() == ["tournament: you will hear who wins every tournament."]
+    alice.send("tournament join 1")
+    assert alice.lines() == ["tournament: you joined 1, 1/3 players."]
+    alice.send("tournament join 1")
+    assert alice.lines() == ["** You are in tournament 1 already."]
+    alice.send("tournament leave 1")
+    assert alice.lines() == ["tournament: you left 1."]
+    alice.send("tournament leave 1")
+    assert alice.lines() == ["** You are not in tournament 1."]
+    alice.send("tournament join 1")
+    alice.lines()
+    bob.send("tournament join 1")
+    assert reply(bob) == ["tournament: you joined 1, 2/3 players."]
+    boss.send("tournaments")
+    assert reply(boss) == [
+        "tournament: 1 open knockout 2/3 players, lengths 1, bots no, start when-full: Cup"]
+    carol.send("tournament join 1")  # full: it starts, seeded alice, bob, carol
+    assert carol.lines() == [
+        "tournament: you joined 1, 3/3 players.",
+        "tournament: 1 starts: 3 players, 2 rounds: Cup",
+        "tournament: 1 round 1: you meet bob in a 1 point match; start it by 22:18:20 UTC"
+        " or lose by forfeit.",
+        "bob wants to play a 1 point match with you.", "Type 'join bob' to accept."]
+    assert alice.lines() == ["tournament: 1 starts: 3 players, 2 rounds: Cup",
+                             "tournament: 1 round 1: you have a bye."]
+    assert event(bob) == [
+        "tournament: 1 starts: 3 players, 2 rounds: Cup",
+        "tournament: 1 round 1: you meet carol in a 1 point match; start it by"
+        " 22:18:20 UTC or lose by forfeit."]
+    dan.send("tournament join 1")
+    assert dan.lines() == ["** Tournament 1 has started; entries and withdrawals are closed."]
+    alice.send("tournament leave 1")
+    assert alice.lines() == ["** Tournament 1 has started; entries and withdrawals are closed."]
+    dan.send("tournament 1")
+    assert dan.lines() == [
+        "tournament: 1 running knockout 3/3 players, lengths 1, bots no, start when-full: Cup",
+        "tournament: round 1: alice has a bye",
+        "tournament: round 1: bob v carol (not started)"]
+    # carol joins bob's invitation; bob (telnet) is not 'ready' and needs not be
+    carol.send("join bob")
+    carol.lines(), bob.lines(), dan.lines(), alice.lines(), boss.lines()
+    dan.send("tournament 1")
+    assert dan.lines()[-1] == "tournament: round 1: bob v carol (now)"
+    bob.send("resign n")
+    carol.lines()
+    carol.send("accept")
+    assert carol.lines() == [
+        "You accept and win 1 point.", "", "You win the 1 point match 1-0 .",
+        "5 carol - - 0 0 1510.00 1 0 1700000000 10.0.0.1 test -", "6",
+        "5 bob - - 0 0 1490.00 1 0 1700000000 10.0.x.x - -", "6",
+        "tournament: 1 round 2: you meet alice in a 1 point match; start it by 22:18:20 UTC"
+        " or lose by forfeit.",
+        "alice wants to play a 1 point match with you.", "Type 'join alice' to accept."]
+    (pairing,) = [p for p in server.store.tournament_pairings(1) if p.round == 1 and p.second]
+    assert (pairing.winner, pairing.forfeit) == ("carol", False)
+    assert server.store.finished_match(pairing.match_id).tournament == 1
+    # the final: alice (a better seed) logs out; carol is here when the time runs out
+    alice.send("bye")
+    server.settle()
+    for client in (carol, dan, bob, boss):
+        client.received()
+    server.advance(300)
+    assert carol.lines() == [
+        "tournament: 1 round 2: you win against alice by forfeit.",
+        "tournament: 1 is won by carol: Cup"]
+    assert dan.lines() == ["tournament: 1 is won by carol: Cup"]
+    assert event(bob) == ["tournament: 1 is won by carol: Cup"]
+    boss.received()
+    boss.send("tournament 1")
+    assert reply(boss) == [
+        "tournament: 1 finished knockout 3/3 players, lengths 1, bots no, start when-full: Cup",
+        "tournament: round 1: alice has a bye",
+        f"tournament: round 1: carol beats bob (match {pairing.match_id})",
+        "tournament: round 2: carol beats alice by forfeit",
+        "tournament: winner: carol"]
+
+
+def event(client):
+    from tests.server.test_social import event as social_event
+    return social_event(client)
