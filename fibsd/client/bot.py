@@ -409,6 +409,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--length", type=int, default=1, help="match length when inviting")
     parser.add_argument("--matches", type=int, help="stop after this many matches")
     parser.add_argument("--games", type=int, help="stop after this many games (leaves the match)")
+    parser.add_argument("--tournament", type=int, metavar="ID",
+                        help="join this tournament and play its matches until it ends")
     parser.add_argument("--brain", choices=("heuristic", "gnubg"), default="heuristic")
     parser.add_argument("--gnubg-host", default="localhost")
     parser.add_argument("--gnubg-port", type=int, default=4322,
@@ -416,11 +418,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _make_bot(options: argparse.Namespace, reactor: Any) -> Bot:
+    kwargs = {"invite": options.invite, "length": options.length, "matches": options.matches,
+              "games": options.games, "clock": reactor}
+    brain = make_brain(options.brain, options)
+    if getattr(options, "tournament", None) is not None:
+        from fibsd.client.tournament_bot import TournamentBot
+
+        return TournamentBot(options.name, options.tournament, brain, **kwargs)
+    return Bot(options.name, brain, **kwargs)
+
+
 async def run(reactor: Any, options: argparse.Namespace) -> Bot:
     """Log in (registering when asked and needed) and play until the limits are reached."""
-    bot = Bot(options.name, make_brain(options.brain, options), invite=options.invite,
-              length=options.length, matches=options.matches, games=options.games,
-              clock=reactor)
+    bot = _make_bot(options, reactor)
     credentials = Credentials(options.name, options.password, "fibsd-bot")
     _, ready = connect(reactor, options.server, options.port, credentials, bot,
                        reconnect=True, connected=bot.attach)

@@ -87,6 +87,9 @@ class Director:
         self._started_at = clock.seconds()
         self._live_seen: dict[tuple[int, int, int], float] = {}
         self._outbox: dict[str, list[str]] = {}
+        # pairs whose tournament match has ended here (tournament, round, players): a
+        # look that read the pairing before its result was stored must not invite again
+        self._decided: set[tuple[int, int, frozenset[str]]] = set()
         lobby.result_hooks.append(self.result)
 
     # -- the looks -----------------------------------------------------------------
@@ -118,6 +121,8 @@ class Director:
     def result(self, finished: Any) -> None:
         """A match ended (``lobby.result_hooks``): a tournament's is acted on at once."""
         if getattr(finished, "tournament", None) is not None:
+            self._decided.add((finished.tournament, finished.tournament_round,
+                               frozenset((finished.winner, finished.loser))))
             self.drive(finished.tournament).addErrback(
                 lambda f: _log.failure("tournament result failed", f))
 
@@ -256,6 +261,12 @@ class Director:
         return match is not None and set(getattr(match, "names", ())) == {
             pairing.first, pairing.second}
 
+    def _ending(self, tournament_id: int, p: PairingRecord) -> bool:
+        """Whether the pair's match has ended here, its result stored or being stored."""
+        pair = {p.first, p.second}
+        return ((tournament_id, p.round, frozenset(pair)) in self._decided
+                or any(set(getattr(m, "names", ())) == pair for m in self.lobby.writing))
+
     @inlineCallbacks
     def _tend(self, record: TournamentRecord, seeds: Sequence[str],
               current: Sequence[PairingRecord], now: float) -> Any:
@@ -263,7 +274,7 @@ class Director:
             if p.winner is not None or p.second is None:
                 continue
             key = (record.id, p.round, p.slot)
-            if self.live(p):
+            if self.live(p) or self._ending(record.id, p):
                 self._live_seen[key] = now
                 continue
             since = max(self._live_seen.get(key, 0.0), self._started_at)
@@ -305,6 +316,8 @@ class Director:
         if first.session.remote or second.session.remote:
             return  # on a cluster the node of the first player sets it up
         tag = (record.id, p.round)
+        if self._ending(record.id, p):
+            return
         standing = self.lobby.invitations.get(first.name)
         if standing is not None and _tag_of(standing) == tag:
             return
@@ -312,7 +325,7 @@ class Director:
 
         def set_up(saved: Any) -> None:
             if (self.lobby.find(p.first) is not first or self.lobby.find(p.second) is not second
-                    or first.playing or second.playing):
+                    or first.playing or second.playing or self._ending(record.id, p)):
                 return
             if saved is not None and _saved_tag(saved.record) == tag:
                 terms: int | None = None  # resume the round's match where it stopped
