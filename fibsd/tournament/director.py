@@ -34,6 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from fibsd.server.dbthread import OUTAGES, DatabaseStopped
 
 from fibsd.store.tournaments import PairingRecord, TournamentRecord
 from fibsd.tournament import pairing as formats
@@ -108,7 +111,7 @@ class Director:
     def _tick(self) -> None:
         self._call = None
         d = self.look()
-        d.addErrback(lambda f: _log.failure("tournament look failed", f))
+        d.addErrback(_failed, "tournament look failed")
         d.addBoth(lambda _: self._schedule() if self._call is None else None)
 
     @inlineCallbacks
@@ -123,8 +126,7 @@ class Director:
         if getattr(finished, "tournament", None) is not None:
             self._decided.add((finished.tournament, finished.tournament_round,
                                frozenset((finished.winner, finished.loser))))
-            self.drive(finished.tournament).addErrback(
-                lambda f: _log.failure("tournament result failed", f))
+            self.drive(finished.tournament).addErrback(_failed, "tournament result failed")
 
     def drive(self, tournament_id: int) -> Deferred[None]:
         """Do what the tournament's stored state calls for; one drive at a time per
@@ -338,7 +340,7 @@ class Director:
             self._flush()
 
         self.db.load_match(first.name, second.name).addCallback(set_up).addErrback(
-            lambda f: _log.failure("tournament invitation failed", f))
+            _failed, "tournament invitation failed")
 
 
 def _saved_tag(record: str) -> tuple[int, int] | None:
@@ -362,6 +364,13 @@ def _current_ratings(store: Any, names: Sequence[str]) -> list[tuple[str, float]
 def _barred(store: Any, names: Sequence[str], now: int) -> list[str]:
     """On the database thread: the names whose account is deleted or banned."""
     return [n for n in names if store.get_user(n) is None or store.ban_for(n, "", now)]
+
+
+def _failed(failure: Failure, what: str) -> None:
+    """A look the database could not answer (down, or stopping) is simply made again at
+    the next tick; anything else is a bug, logged."""
+    if failure.check(DatabaseStopped, *OUTAGES) is None:
+        _log.failure(what, failure)
 
 
 async def _nothing() -> None:

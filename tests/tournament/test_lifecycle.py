@@ -118,3 +118,50 @@ def test_sign_up_pairing_match_forfeit_and_winner(server: FakeServer) -> None:
 def event(client):
     from tests.server.test_social import event as social_event
     return social_event(client)
+
+
+def test_full_two_at_once_and_a_deleted_player(server: FakeServer) -> None:
+    boss = telnet_user(server, "boss")
+    alice = clip_user(server, "alice")
+    bob = clip_user(server, "bob")
+    carol = telnet_user(server, "carol")
+    server.services.tournaments.start()
+    boss.send("admin tournament create --name Duel --format knockout --lengths 3"
+              " --max-players 2")
+    assert reply(boss) == ["tournament: 1 created: Duel"]
+    boss.send("admin tournament create --name Other --format swiss --lengths 1 --rounds 2")
+    assert reply(boss) == ["tournament: 2 created: Other"]
+    boss.send("admin tournament create --name X --format cup --lengths 1")
+    assert reply(boss) == [
+        "** Tournament not created: the format is knockout, swiss or roundrobin."]
+    boss.send("admin tournament")
+    assert reply(boss) == [
+        "** Usage: admin tournament create --name NAME --format knockout|swiss|roundrobin"
+        " --lengths 5,5,7 [--rounds N] [--max-players N] [--start when-full|TIME] [--bots]"
+        " [--clock 12s+2m]"]
+    carol.send("tournament join 2")
+    assert reply(carol) == ["tournament: you joined 2, 1/256 players."]
+    carol.send("tournament join 1")
+    assert reply(carol) == ["** You are in tournament 2; one tournament at a time."]
+    for line, answer in (("tournament join 7", "** There is no tournament 7."),
+                         ("tournament 7", "** There is no tournament 7."),
+                         ("tournament frobnicate", "** There is no tournament frobnicate.")):
+        carol.send(line)
+        assert reply(carol) == [answer]
+    carol.send("tournament")
+    assert reply(carol) == ["** Usage: tournaments, tournament <id>, tournament join <id>,"
+                            " tournament leave <id>, tournament notify on|off."]
+    alice.send("tournament join 1")
+    bob.send("tournament join 1")  # full: the duel starts, bob invited by alice
+    alice.lines(), bob.lines(), carol.received()
+    boss.send("admin delete bob")  # kicked and gone: he loses by forfeit at the deadline
+    boss.received()
+    assert alice.lines() == ["8 bob bob logs out."]
+    server.advance(299)
+    assert alice.lines() == []
+    server.advance(1)
+    assert alice.lines() == ["tournament: 1 round 1: you win against bob by forfeit.",
+                             "tournament: 1 is won by alice: Duel"]
+    carol.send("tournament 1")
+    assert reply(carol)[-2:] == ["tournament: round 1: alice beats bob by forfeit",
+                                 "tournament: winner: alice"]
