@@ -88,14 +88,52 @@ def test_resignations_are_answered_by_the_rule() -> None:
     assert protocol.sent == ["accept", "reject"]  # one point is less than the cube's two
 
 
+def invite(player: Bot, inviter: str, length: int | None, warning: int | None = None) -> None:
+    """The invitation's lines: the bot answers at the last one, ``Type 'join ...'``."""
+    player(ev.Invitation(inviter, length) if length is not None else ev.ResumeInvitation(inviter))
+    if warning is not None:
+        player(ev.SavedMatchWarning(
+            f"WARNING: Don't accept if you want to continue the saved {warning} point match!"))
+    player(ev.TypeJoin(inviter))
+
+
 def test_invitations_from_anyone_unless_inviting() -> None:
     player, protocol = bot()
-    player(ev.Invitation("carol", 3))
+    invite(player, "carol", 3)
     assert protocol.sent == ["join carol"]
     picky, sent = bot(invite="bob", length=3)
-    picky(ev.Invitation("carol", 3))
-    picky(ev.ResumeInvitation("bob"))
-    assert sent.sent == ["join bob"]
+    invite(picky, "carol", 3)
+    invite(picky, "bob", None)
+    assert sent.sent == ["tell carol Sorry, I only play bob now.", "join bob"]
+
+
+def test_every_refused_invitation_gets_a_tell() -> None:
+    player, protocol = bot(lengths=frozenset({1, 2, 3}))
+    invite(player, "carol", 99)
+    invite(player, "dave", None)
+    player(ev.NewMatch("dave", 3, you_joined=True))
+    invite(player, "erin", 1)
+    assert protocol.sent == [
+        "tell carol Sorry, I play 1-3 point matches only; please invite me to one of those.",
+        "join dave",
+        "tell erin Sorry, I am in a match with dave; please invite me again when it is over.",
+    ]
+
+
+def test_a_new_match_that_would_discard_a_saved_one_is_answered_with_a_resume() -> None:
+    player, protocol = bot()
+    player.looked = player.ready = True
+    invite(player, "bob", 1, warning=7)
+    assert protocol.sent == [
+        "invite bob",
+        "tell bob We have a saved 7 point match; a new match would discard it, so I invited "
+        "you to resume it instead.",
+    ]
+
+
+def own_info(player: Bot) -> None:
+    player(ev.OwnInfo("alice", *[False] * 8, 0, *[False] * 4, 1500.0, False, True, 0, False,
+                      False, "UTC"))
 
 
 def test_limits_end_the_bot() -> None:
@@ -109,13 +147,26 @@ def test_limits_end_the_bot() -> None:
     assert sent.sent == [] and counted.finished.done and counted.matches_played == 1
 
 
-def test_after_a_lost_connection_the_bot_asks_to_resume() -> None:
+def test_after_a_lost_connection_the_bot_reads_show_saved_and_resumes() -> None:
     player, protocol = bot(invite="bob", length=5)
     player(ev.NewMatch("bob", 5, you_joined=False))
-    player._lost()
-    player(ev.OwnInfo("alice", *[False] * 8, 0, *[False] * 4, 1500.0, False, True, 0, False,
-                      False, "UTC"))
-    assert protocol.sent == ["invite bob"]
+    player._lost(player.protocol)  # type: ignore[arg-type]
+    own_info(player)
+    assert protocol.sent == ["show saved", "show savedcount alice"]
+    player(ev.Information("saved", "  opponent          matchlength   score (your points first)"))
+    player(ev.Information("saved", "**bob                     5                0 -  1"))
+    player(ev.Information("saved", "alice has 1 saved game."))
+    assert protocol.sent[2:] == ["invite bob"]
+
+
+def test_a_new_connection_that_replaced_a_held_one_plays_the_match_on() -> None:
+    """The server had us in a match (our own who line says so) and shows no resume
+    lines: the bot knows it plays, and counts the match when it ends."""
+    player, protocol = bot()
+    player(ev.WhoInfo("alice", "bob", None, True, False, 1500.0, 0, 0, 0, "-", None, None))
+    assert player.playing and player.opponent == "bob"
+    player(ev.MatchWon("bob", 1, 1, 0))
+    assert player.matches_played == 1 and not player.playing and player.opponent is None
 
 
 def test_a_double_offered_back_is_answered_as_a_redouble() -> None:

@@ -37,12 +37,12 @@ class FibsComBot(RecordingBot):
         return (board is not None and not board.is_unlimited
                 and board.match_length - board.player_score == 1)
 
-    def on_Invitation(self, event: ev.Invitation) -> None:
-        if self._accepts(event.inviter):
-            self.asked_who = event.inviter
-            self.send(f"who {event.inviter}")
+    def _join(self, inviter: str) -> None:
+        self.asked_who = inviter
+        self.send(f"who {inviter}")
 
     def on_WhoInfo(self, event: ev.WhoInfo) -> None:
+        super().on_WhoInfo(event)
         if self.asked_who is not None and event.name == self.asked_who:
             self.asked_who = None
             self.joined_after_who.append(event.name)
