@@ -681,7 +681,7 @@ def make_brain(name: str, options: argparse.Namespace) -> Brain:
     return HeuristicBrain()
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fibsd-bot",
         description="A FIBS bot: plays matches on a FIBS or fibsd server, resumes its saved "
@@ -722,6 +722,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="the port of gnubg's 'external' command (default: %(default)s)")
     parser.add_argument("--verbose", action="store_true",
                         help="log Twisted's own messages too, not only the bot's")
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = build_parser()
     options = parser.parse_args(argv)
     try:
         options.password = read_password(options)
