@@ -364,6 +364,10 @@ class Bot:
         self._retry(PATIENCE_SECONDS)
 
     def on_Error(self, event: ev.Error) -> None:
+        if offers.lost_join_race(event.text):
+            # both of us invited and joined: the other's join started the match first
+            log.info("our join came second: {text}", text=event.text)
+            return
         if self.stats is not None and self.playing:
             self.stats.errors.append(event.text)
         target, self.awaiting = self.awaiting, None

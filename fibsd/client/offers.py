@@ -90,6 +90,13 @@ def invite_refusal(text: str) -> Refusal | None:
     return None
 
 
+def lost_join_race(text: str) -> bool:
+    """The answer to a ``join`` sent while the other side's join of our own invitation
+    was starting the match: ``You can't play two games at once``, ``<name> didn't invite
+    you.`` (our invitation was used up by that start)."""
+    return text == "You can't play two games at once" or text.endswith(" didn't invite you.")
+
+
 def parse_lengths(text: str) -> frozenset[int] | None:
     """``--lengths``: ``any``, or a comma list of lengths, ranges and ``unlimited``
     (``1-7,11,unlimited``); None means any length the server allows."""
