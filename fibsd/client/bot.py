@@ -255,6 +255,8 @@ class Bot:
 
     def _look(self) -> None:
         """Ask for ``show saved``; ``show savedcount <self>`` marks the listing's end."""
+        if self.listing is not None:
+            return  # one is on its way
         self.listing = {}
         self.send("show saved")
         self.send(f"show savedcount {self.name}")
@@ -450,12 +452,11 @@ class Bot:
             log.info("{name} invites us to resume our saved match: joining", name=name)
             self._join(name)
         elif offer.warning is not None or saved is not None:
-            what = saved.describe() if saved is not None else \
-                offers.SavedMatch(name, True, offer.warning or 0, 0, 0).describe().split(" (")[0]
+            if saved is None:
+                saved = offers.SavedMatch(name, True, offer.warning or offers.UNLIMITED, 0, 0)
+            what = saved.kind()
             log.info("{name} invites us to a new match, which would discard our saved {what}:"
                      " inviting him to resume it instead", name=name, what=what)
-            if saved is None:
-                saved = offers.SavedMatch(name, True, offer.warning or 0, 0, 0)
             self.saved[key] = replace(saved, online=True)
             self.want_match, self.want_resume, self.retries = name, True, 0
             self._cancel_retry()

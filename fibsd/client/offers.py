@@ -30,9 +30,11 @@ class SavedMatch:
     own: int
     other: int
 
+    def kind(self) -> str:
+        return "unlimited match" if self.length == UNLIMITED else f"{self.length} point match"
+
     def describe(self) -> str:
-        length = "unlimited" if self.length == UNLIMITED else f"{self.length} point"
-        return f"{length} match ({self.own}-{self.other})"
+        return f"{self.kind()} ({self.own}-{self.other})"
 
 
 def saved_line(text: str) -> SavedMatch | None:
