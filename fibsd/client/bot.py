@@ -372,6 +372,12 @@ class Bot:
             return
         if self.stats is not None and self.playing:
             self.stats.errors.append(event.text)
+        if self.listing is not None and offers.try_again_later(event.text):
+            log.info("show saved not answered ({text}): asking again in a minute", text=event.text)
+            self.listing = None
+            if self.clock is not None:
+                self.clock.callLater(MAX_RETRY_SECONDS, self._look)
+            return
         target, self.awaiting = self.awaiting, None
         refusal = offers.invite_refusal(event.text) if target is not None else None
         if target is None or refusal is None:

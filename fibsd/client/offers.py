@@ -79,7 +79,8 @@ _REFUSALS: tuple[tuple[re.Pattern[str], Refusal], ...] = (
     (re.compile(r"^You are already playing"), Refusal.PLAYING),
     (re.compile(r"is refusing games\.$|is already playing with someone else\.$"
                 r"|^There is no one called |^Error: can't find player |won't listen to you\.$"
-                r"|is not reading; |^Please wait |^The match waits |^Use 'toggle ready' first"),
+                r"|is not reading; |^Please wait |^The match waits |^Use 'toggle ready' first"
+                r"|^Sorry, the server's database is not available"),
      Refusal.LATER),
 )
 
@@ -97,6 +98,12 @@ def lost_join_race(text: str) -> bool:
     was starting the match: ``You can't play two games at once``, ``<name> didn't invite
     you.`` (our invitation was used up by that start)."""
     return text == "You can't play two games at once" or text.endswith(" didn't invite you.")
+
+
+def try_again_later(text: str) -> bool:
+    """fibsd's answer to a command that needs its database while the database is away
+    (protocol/play.md): ``show saved`` is asked again later."""
+    return text.startswith("Sorry, the server's database is not available")
 
 
 def parse_lengths(text: str) -> frozenset[int] | None:

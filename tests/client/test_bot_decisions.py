@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from twisted.internet.task import Clock
+
 from fibsd.client import events as ev
 from fibsd.client.bot import Bot
 from fibsd.client.parse import classify
@@ -157,6 +159,17 @@ def test_after_a_lost_connection_the_bot_reads_show_saved_and_resumes() -> None:
     player(ev.Information("saved", "**bob                     5                0 -  1"))
     player(ev.Information("saved", "alice has 1 saved game."))
     assert protocol.sent[2:] == ["invite bob"]
+
+
+def test_show_saved_is_asked_again_when_the_database_is_away() -> None:
+    clock = Clock()
+    player, protocol = bot(clock=clock)
+    own_info(player)
+    player(ev.Error("Sorry, the server's database is not available at the moment. "
+                    "Please try again in a minute."))
+    assert protocol.sent == ["show saved", "show savedcount alice"]
+    clock.advance(60)
+    assert protocol.sent == ["show saved", "show savedcount alice"] * 2
 
 
 def test_a_new_connection_that_replaced_a_held_one_plays_the_match_on() -> None:

@@ -39,6 +39,8 @@ def test_the_warning_says_the_saved_length() -> None:
     ("bob is already playing with someone else.", Refusal.LATER),
     ("There is no one called bob.", Refusal.LATER),
     ("Please wait for your last invitation to be accepted.", Refusal.LATER),
+    ("Sorry, the server's database is not available at the moment. Please try again in a "
+     "minute.", Refusal.LATER),
     ("You can't play two games at once", None),
 ])
 def test_invite_refusals(text: str, refusal: Refusal | None) -> None:
