@@ -59,7 +59,7 @@ from fibsd.client import strategy
 from fibsd.client.offers import describe_lengths
 from fibsd.client.protocol import (
     ClipClientFactory, ClipClientProtocol, Credentials, LoginFailed, Outcome,
-    RegistrationFailed, connect,
+    RegistrationFailed, Stage, connect,
 )
 from fibsd.rules.movegen import legal_plays
 from fibsd.rules.play import Play
@@ -189,6 +189,7 @@ class Bot:
         self.given_up: set[str] = set()  # not invited again until they log in (lower case)
         self.retries = 0
         self.retry_call: IDelayedCall | None = None
+        self.quitting = False
         self.games_played = 0
         self.matches_played = 0
         self.finished: Outcome[Bot] = Outcome()
@@ -659,10 +660,14 @@ class Bot:
         """A connection ended; a running match is now saved on the server."""
         if protocol is not self.protocol:
             return  # one the server replaced, or a registration
-        if self.playing:
+        if protocol.stage is Stage.REGISTERED:
+            log.info("registered {name}: logging in", name=self.name)
+        elif self.playing:
             log.info("connection lost during the match with {name}; it is saved",
                      name=self.opponent)
-        elif not self.finished.done:
+        elif self.quitting or self.finished.done:
+            log.info("logged out")
+        else:
             log.info("connection lost")
         self.playing = False
         self.awaiting = None
@@ -670,6 +675,7 @@ class Bot:
 
     def quit(self) -> Deferred[None]:
         """Log out (a running match stays saved) and stop reconnecting: fires once closed."""
+        self.quitting = True
         self._cancel_retry()
         if self.factory is not None:
             self.factory.stopTrying()
@@ -845,6 +851,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(error, LoginFailed):
         message = (f"login refused for {error.name!r}: wrong password, or no such account "
                    "(--register creates it)")
+    elif isinstance(error, RegistrationFailed):
+        reason = getattr(error.event, "text", None) or type(error.event).__name__
+        message = f"registration of {error.name!r} refused: {reason}"
     else:
         message = getattr(result, "getErrorMessage", lambda: str(error))()
     print(f"fibsd-bot: {message}", file=sys.stderr)

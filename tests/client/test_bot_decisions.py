@@ -9,6 +9,7 @@ from twisted.internet.task import Clock
 from fibsd.client import events as ev
 from fibsd.client.bot import Bot
 from fibsd.client.parse import classify
+from fibsd.client.protocol import Stage
 
 # alice (O, moving 24 -> 1) to play an opening 5-3 against bob
 LINE = ("board:You:bob:5:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:5:3:0:0:1:1:1:"
@@ -20,6 +21,8 @@ class FakeTransport:
 
 
 class FakeProtocol:
+    stage = Stage.READY
+
     def __init__(self) -> None:
         self.sent: list[str] = []
         self.transport = FakeTransport()
