@@ -70,8 +70,8 @@ log = Logger(namespace="fibsd-bot")
 PASSWORD_VARIABLE = "FIBSD_BOT_PASSWORD"
 RETRY_SECONDS = 1.0  # the first wait after a passing refusal (opponent away, busy, offline)
 MAX_RETRY_SECONDS = 60.0  # the waits double up to this
-PATIENCE_SECONDS = 60.0  # an invitation nobody joins is sent again after this
-MAX_RETRIES = 10  # then the bot gives up on that player until he logs in again
+PATIENCE_SECONDS = 60.0  # how long an invitation out keeps other inviters waiting
+MAX_RETRIES = 10  # refused invitations; then the bot gives up until that player logs in
 
 
 class Brain(Protocol):
@@ -362,9 +362,23 @@ class Bot:
         self._invited()
 
     def _invited(self) -> None:
-        """The invitation is out: ask again after a while if no one joins."""
+        """The invitation is out (it stays open on the server until we play); if nobody
+        joins within ``PATIENCE_SECONDS`` the bot takes other invitations meanwhile."""
         self.awaiting = None
-        self._retry(PATIENCE_SECONDS)
+        self._cancel_retry()
+        if self.clock is not None:
+            self.retry_call = self.clock.callLater(PATIENCE_SECONDS, self._stop_waiting)
+
+    def _stop_waiting(self) -> None:
+        self.retry_call = None
+        name = self.want_match
+        if name is None or self.playing:
+            return
+        log.info("{name} has not joined: taking other invitations until he logs in again"
+                 " or invites us", name=name)
+        self.given_up.add(name.lower())
+        self.want_match = None
+        self._next()
 
     def on_Error(self, event: ev.Error) -> None:
         if offers.lost_join_race(event.text):

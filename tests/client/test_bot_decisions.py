@@ -136,6 +136,26 @@ def test_a_new_match_that_would_discard_a_saved_one_is_answered_with_a_resume() 
     ]
 
 
+def test_while_it_resumes_a_saved_match_others_are_told_to_wait_a_minute() -> None:
+    clock = Clock()
+    player, protocol = bot(clock=clock)
+    own_info(player)
+    player(ev.Information("saved", "**bob                     5                0 -  1"))
+    player(ev.Information("saved", "alice has 1 saved game."))
+    player(ev.YouInvitedResume("bob"))
+    invite(player, "carol", 1)
+    clock.advance(60)  # bob did not join: others may have the bot meanwhile
+    invite(player, "dave", 1)
+    assert protocol.sent[2:] == [
+        "invite bob",
+        "tell carol Sorry, I am resuming a saved match with bob first; please invite me "
+        "again later.",
+        "join dave",
+    ]
+    player(ev.LoginNotice("bob", "bob logs in."))  # he is back: resume first again
+    assert protocol.sent[-1] == "invite bob"
+
+
 def own_info(player: Bot) -> None:
     player(ev.OwnInfo("alice", *[False] * 8, 0, *[False] * 4, 1500.0, False, True, 0, False,
                       False, "UTC"))
