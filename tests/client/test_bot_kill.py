@@ -6,15 +6,15 @@ Once with two fibsd-bot processes, once with a fibsd-bot process against the Mat
 bot (tests/client/test_fibscom_bot.py), which after a cut only waits for its opponent's
 login.
 
-"Mid-match" is read from the bot's own log: a ``game over`` line whose score has not
-reached the match length.  Every wait is for output, a process or a protocol event,
-bounded by ``WAIT``.
+"Mid-match" is counted in boards of the first game, as a watcher (or the MatchDog-like
+bot) receives them: the bot is killed after ``BOARDS`` boards, the server ``AGAIN``
+boards after the resume, long before a game of bots can end.  Every wait is for output,
+a process or a protocol event, bounded by ``WAIT``.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import socket
 import sys
 from pathlib import Path
@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest_twisted
 from twisted.internet import reactor
 
+from fibsd.client import events as ev
+from fibsd.client.protocol import Credentials, connect
 from fibsd.store.sqlite import SQLiteStore
 from tests.client.test_bot import hang_up, online
 from tests.client.test_bot_command import BotProcess, spawn
@@ -31,7 +33,8 @@ from tests.server.test_kill_drill import REPO, Server, write_config
 
 WAIT = 90.0  # any one wait: a server restart, reconnection delays, a slow shared machine
 LENGTH = 5
-GAME_OVER = re.compile(r"game over: \w+ (\d+) - \w+ (\d+)")
+BOARDS = 8  # boards into the first game when the bot is killed
+AGAIN = 2  # boards after the resume when the server is killed
 
 
 def free_port() -> int:
@@ -55,10 +58,26 @@ async def listening(waits: Waits, server: Server) -> None:
     assert server.port is not None, server.output
 
 
-def mid_match(log: str, since: int) -> bool:
-    """A game of the match ended after ``since`` and the match goes on."""
-    return any(max(int(found[1]), int(found[2])) < LENGTH
-               for found in GAME_OVER.finditer(log, since))
+class Watcher:
+    """A player who watches a bot and counts the boards he is sent."""
+
+    def __init__(self, waits: Waits) -> None:
+        self.waits = waits
+        self.boards = 0
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.Board):
+            self.boards += 1
+        self.waits.poke()
+
+
+async def watch(waits: Waits, port: int, player: str) -> Watcher:
+    watcher = Watcher(waits)
+    _, ready = connect(reactor, "127.0.0.1", port, Credentials("eve", "secret", "test"), watcher,
+                       register=True)
+    protocol = await ready.addTimeout(WAIT, reactor)
+    protocol.send(f"watch {player}")
+    return watcher
 
 
 def start_bot(waits: Waits, port: int, name: str, *args: str) -> BotProcess:
@@ -97,19 +116,18 @@ async def test_two_bot_processes_survive_a_killed_bot_and_a_killed_server(tmp_pa
         beta = start_bot(waits, port, "beta")
         processes.append(beta)
         await waits.until(lambda: "logged in as beta" in beta.err, lambda: f"beta: {beta.err!r}")
+        eve = await watch(waits, port, "beta")
         alpha = start_bot(waits, port, "alpha", "--invite", "beta", "--length", str(LENGTH))
         processes.append(alpha)
-        await waits.until(lambda: mid_match(alpha.err, 0), lambda: f"mid-match: {alpha.err!r}")
+        await waits.until(lambda: eve.boards >= BOARDS, lambda: f"{BOARDS} boards: {alpha.err!r}")
         await kill(waits, alpha)
 
         alpha = start_bot(waits, port, "alpha", "--invite", "beta", "--length", str(LENGTH))
         processes.append(alpha)
         await waits.until(lambda: "match with beta resumed" in alpha.err,
                           lambda: f"the resume: alpha {alpha.err!r} beta {beta.err!r}")
-        since = len(alpha.err)
-        await waits.until(lambda: mid_match(alpha.err, since) or "match with" in alpha.err[since:],
-                          lambda: f"mid-match again: {alpha.err!r}")
-        assert "match with" not in alpha.err[since:], "the match ended before the server was killed"
+        seen = eve.boards
+        await waits.until(lambda: eve.boards >= seen + AGAIN, lambda: "boards after the resume")
         await kill(waits, server)
 
         server = start_server(waits, config, port)
@@ -146,17 +164,15 @@ async def test_a_bot_process_and_a_matchdog_survive_kills(tmp_path: Path) -> Non
         await online(port, dog)
         alpha = start_bot(waits, port, "alpha", "--invite", "dog", "--length", str(LENGTH))
         processes.append(alpha)
-        await waits.until(lambda: mid_match(alpha.err, 0), lambda: f"mid-match: {alpha.err!r}")
+        await waits.until(lambda: dog.boards >= BOARDS, lambda: f"{BOARDS} boards: {alpha.err!r}")
         await kill(waits, alpha)
 
         alpha = start_bot(waits, port, "alpha", "--invite", "dog", "--length", str(LENGTH))
         processes.append(alpha)
         await waits.until(lambda: "match with dog resumed" in alpha.err,
                           lambda: f"the resume: alpha {alpha.err!r}")
-        since = len(alpha.err)
-        await waits.until(lambda: mid_match(alpha.err, since) or "match with" in alpha.err[since:],
-                          lambda: f"mid-match again: {alpha.err!r}")
-        assert "match with" not in alpha.err[since:], "the match ended before the server was killed"
+        seen = dog.boards
+        await waits.until(lambda: dog.boards >= seen + AGAIN, lambda: "boards after the resume")
         await kill(waits, server)
 
         server = start_server(waits, config, port)
