@@ -21,7 +21,9 @@ It never gets stuck, because it asks the server rather than trusting its memory:
 * **A refused invitation**: a final refusal (``** You're not experienced enough
   ...``, a length out of range) is not retried; the bot logs it and tells the
   invitee.  Others (away, busy, not ready, offline) are retried with growing delays
-  and given up after ``MAX_RETRIES`` until that player logs in again.
+  and given up after ``MAX_RETRIES`` until that player logs in again.  An invitation
+  nobody joins stays open on the server, but after ``PATIENCE_SECONDS`` the bot takes
+  other invitations meanwhile.
 * **Its own who line** (CLIP ``5``) tells it when the server has it in a match it
   did not see start (a new connection that replaced one the server still held).
 
