@@ -460,6 +460,13 @@ class Bot:
         offer, self.offer = self.offer, None
         if offer is not None and offer.inviter == event.inviter:
             self._answer(offer)
+        elif self.lengths is None and not self.playing:
+            log.info("{name} invites us (the invitation line was not read): joining",
+                     name=event.inviter)
+            self._join(event.inviter)
+        else:
+            self._tell(event.inviter, "Sorry, I could not read your invitation; please "
+                                      "invite me again.")
 
     def _answer(self, offer: _Offer) -> None:  # noqa: C901 - one branch per answer
         name = offer.inviter

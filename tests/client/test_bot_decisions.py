@@ -112,6 +112,15 @@ def test_invitations_from_anyone_unless_inviting() -> None:
     assert sent.sent == ["tell carol Sorry, I only play bob now.", "join bob"]
 
 
+def test_a_join_line_without_an_invitation_line_is_answered_too() -> None:
+    player, protocol = bot()
+    player(ev.TypeJoin("carol"))
+    picky, sent = bot(lengths=frozenset({1}))
+    picky(ev.TypeJoin("carol"))
+    assert protocol.sent == ["join carol"]
+    assert sent.sent == ["tell carol Sorry, I could not read your invitation; please invite me again."]
+
+
 def test_every_refused_invitation_gets_a_tell() -> None:
     player, protocol = bot(lengths=frozenset({1, 2, 3}))
     invite(player, "carol", 99)
