@@ -816,9 +816,13 @@ async def run(reactor: Any, options: argparse.Namespace, bot: Bot | None = None)
         try:
             await online(register=True)
         except RegistrationFailed as error:
-            if not isinstance(error.event, ev.NameTaken):
+            if isinstance(error.event, ev.NameTaken):
+                log.info("the account {name} exists already: logging in", name=options.name)
+            elif isinstance(error.event, ev.Information) and error.event.kind == "registration":
+                log.info("the server does not register new accounts here ({text}): logging in",
+                         text=error.event.text)
+            else:
                 raise
-            log.info("the account {name} exists already: logging in", name=options.name)
             await online(register=False)
     else:
         await online(register=False)

@@ -11,14 +11,16 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from passlib.hash import argon2
 from twisted.internet import reactor
 from twisted.internet.protocol import ProcessProtocol
 from twisted.logger import globalLogPublisher
 from twisted.python.failure import Failure
 
+from fibsd.app import FibsService
 from fibsd.client.bot import PASSWORD_VARIABLE, build_parser, parse_args
 from tests.client.test_loopback import start_server
-from tests.helpers import Waits
+from tests.helpers import Waits, make_settings
 
 WAIT = 30.0
 REPO = Path(__file__).resolve().parents[2]
@@ -113,6 +115,31 @@ async def test_register_from_a_password_file_logs_in_and_stops_on_sigterm(tmp_pa
         globalLogPublisher.removeObserver(failed)
         for bot in bots:
             bot.stop()
+        await service.stopService()
+
+
+@pytest_twisted.ensureDeferred
+async def test_register_where_the_site_registers_no_one_logs_in(tmp_path: Path) -> None:
+    settings = make_settings(port=0, interface="127.0.0.1", database=str(tmp_path / "f.sqlite"),
+                             registration=False,
+                             **{"passwords.memory_kib": 64, "passwords.time_cost": 1})
+    service = FibsService(settings, reactor)
+    service.startService()
+    port = int((await service.listening).getHost().port)
+    waits = Waits(WAIT)
+    hashed = argon2.using(type="ID", memory_cost=64, time_cost=1).hash("s3cret")
+    await service.db.create_user("robo", hashed, 1_700_000_000)
+    bot = spawn(waits, port, "--name", "robo", "--register", env={PASSWORD_VARIABLE: "s3cret"})
+    try:
+        await waits.until(lambda: "logged in as robo" in bot.err or bot.ended,
+                          lambda: f"the login; stderr {bot.err!r}")
+        assert "the server does not register new accounts here (Your site is not allowed to " \
+               "create new accounts.): logging in" in bot.err
+        bot.stop()
+        await waits.until(lambda: bot.ended, lambda: "the bot to stop")
+        assert bot.exit_code == 0
+    finally:
+        bot.stop()
         await service.stopService()
 
 
