@@ -298,9 +298,8 @@ class Bot:
         if key == self.name.lower():
             return
         self.given_up.discard(key)
+        self._mark(key, online=True)
         entry = self.saved.get(key)
-        if entry is not None:
-            self.saved[key] = replace(entry, online=True)
         wanted = self.want_match is not None and self.want_match.lower() == key
         invited = self.invite_name is not None and self.invite_name.lower() == key
         if not self.playing and (entry is not None or wanted or invited):
@@ -309,9 +308,15 @@ class Bot:
             self._next()
 
     def on_LogoutNotice(self, event: ev.LogoutNotice) -> None:
-        entry = self.saved.get(event.name.lower())
-        if entry is not None:
-            self.saved[event.name.lower()] = replace(entry, online=False)
+        self._mark(event.name.lower(), online=False)
+
+    def _mark(self, key: str, *, online: bool) -> None:
+        """A saved opponent came or went: in what we know, and in a listing being read
+        (its line may have been written before the notice)."""
+        for table in (self.saved, self.listing):
+            entry = table.get(key) if table is not None else None
+            if table is not None and entry is not None:
+                table[key] = replace(entry, online=online)
 
     # -- inviting ----------------------------------------------------------------------
 

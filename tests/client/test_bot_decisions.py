@@ -204,6 +204,16 @@ def test_show_saved_is_asked_again_when_the_database_is_away() -> None:
     assert protocol.sent == ["show saved", "show savedcount alice"] * 2
 
 
+def test_a_login_during_the_listing_counts() -> None:
+    """Listed offline, logged in before the listing ended: he is invited."""
+    player, protocol = bot()
+    own_info(player)
+    player(ev.Information("saved", "  bob                     5                0 -  1"))
+    player(ev.LoginNotice("bob", "bob logs in."))
+    player(ev.Information("saved", "alice has 1 saved game."))
+    assert protocol.sent[2:] == ["invite bob"]
+
+
 def test_a_new_connection_that_replaced_a_held_one_plays_the_match_on() -> None:
     """The server had us in a match (our own who line says so) and shows no resume
     lines: the bot knows it plays, and counts the match when it ends."""
