@@ -2,13 +2,14 @@
 ``fibsd-bot`` processes on a loopback port.  Mid-match, a bot is killed with SIGKILL and
 started again, then the server is killed with SIGKILL and started again on the same
 database and port: the saved match is resumed each time and finished, with no deadlock.
-Once with two fibsd-bot processes, once with a fibsd-bot process against the MatchDog-like
+Once with two fibsd-bot processes (and then both are killed and started again without
+``--invite``: neither waits for the other), once with a fibsd-bot process against the MatchDog-like
 bot (tests/client/test_fibscom_bot.py), which after a cut only waits for its opponent's
 login.
 
 "Mid-match" is counted in boards of the first game, as a watcher (or the MatchDog-like
-bot) receives them: the bot is killed after ``BOARDS`` boards, the server ``AGAIN``
-boards after the resume, long before a game of bots can end.  Every wait is for output,
+bot) receives them: the bot is killed after ``BOARDS`` boards, the server (and then
+both bots) ``AGAIN`` boards after each resume, long before a game of bots can end.  Every wait is for output,
 a process or a protocol event, bounded by ``WAIT``.
 """
 
@@ -23,7 +24,7 @@ import pytest_twisted
 from twisted.internet import reactor
 
 from fibsd.client import events as ev
-from fibsd.client.protocol import Credentials, connect
+from fibsd.client.protocol import ClipClientFactory, ClipClientProtocol, Credentials, connect
 from fibsd.store.sqlite import SQLiteStore
 from tests.client.test_bot import hang_up, online
 from tests.client.test_bot_command import BotProcess, spawn
@@ -59,25 +60,34 @@ async def listening(waits: Waits, server: Server) -> None:
 
 
 class Watcher:
-    """A player who watches a bot and counts the boards he is sent."""
+    """eve, who watches a bot and counts the boards she is sent; she comes back after a
+    server restart and watches again once the bot is back."""
 
-    def __init__(self, waits: Waits) -> None:
-        self.waits = waits
+    def __init__(self, waits: Waits, player: str) -> None:
+        self.waits, self.player = waits, player
         self.boards = 0
+        self.protocol: ClipClientProtocol | None = None
+
+    def attach(self, protocol: ClipClientProtocol) -> None:
+        self.protocol = protocol
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.Board):
             self.boards += 1
+        elif self.protocol is not None and (
+                isinstance(event, ev.OwnInfo)
+                or isinstance(event, ev.LoginNotice) and event.name == self.player):
+            self.protocol.send(f"watch {self.player}")
         self.waits.poke()
 
 
-async def watch(waits: Waits, port: int, player: str) -> Watcher:
-    watcher = Watcher(waits)
-    _, ready = connect(reactor, "127.0.0.1", port, Credentials("eve", "secret", "test"), watcher,
-                       register=True)
-    protocol = await ready.addTimeout(WAIT, reactor)
-    protocol.send(f"watch {player}")
-    return watcher
+async def watch(waits: Waits, port: int, player: str) -> tuple[Watcher, ClipClientFactory]:
+    watcher = Watcher(waits, player)
+    factory, ready = connect(reactor, "127.0.0.1", port, Credentials("eve", "secret", "test"),
+                             watcher, register=True, reconnect=True, connected=watcher.attach)
+    factory.initialDelay = factory.delay = 0.1
+    await ready.addTimeout(WAIT, reactor)
+    return watcher, factory
 
 
 def start_bot(waits: Waits, port: int, name: str, *args: str) -> BotProcess:
@@ -104,7 +114,7 @@ def check_database(database: Path, first: str, second: str) -> None:
 
 
 @pytest_twisted.ensureDeferred
-async def test_two_bot_processes_survive_a_killed_bot_and_a_killed_server(tmp_path: Path) -> None:
+async def test_two_bot_processes_survive_killed_bots_and_a_killed_server(tmp_path: Path) -> None:
     database = tmp_path / "fibsd.sqlite"
     config = write_config(tmp_path, database)
     port = free_port()
@@ -116,7 +126,7 @@ async def test_two_bot_processes_survive_a_killed_bot_and_a_killed_server(tmp_pa
         beta = start_bot(waits, port, "beta")
         processes.append(beta)
         await waits.until(lambda: "logged in as beta" in beta.err, lambda: f"beta: {beta.err!r}")
-        eve = await watch(waits, port, "beta")
+        eve, watcher_factory = await watch(waits, port, "beta")
         alpha = start_bot(waits, port, "alpha", "--invite", "beta", "--length", str(LENGTH))
         processes.append(alpha)
         await waits.until(lambda: eve.boards >= BOARDS, lambda: f"{BOARDS} boards: {alpha.err!r}")
@@ -132,15 +142,29 @@ async def test_two_bot_processes_survive_a_killed_bot_and_a_killed_server(tmp_pa
 
         server = start_server(waits, config, port)
         await listening(waits, server)
+        await waits.until(lambda: alpha.err.count("match with beta resumed") == 2,
+                          lambda: f"the resume after the restart: {alpha.err!r}")
+        seen = eve.boards
+        await waits.until(lambda: eve.boards >= seen + AGAIN, lambda: "boards after the resume")
+        # both bots killed: restarted, neither invites anyone (the old deadlock)
+        await kill(waits, alpha)
+        await kill(waits, beta)
+        restarted, survivor = alpha.err, beta.err
+        alpha, beta = start_bot(waits, port, "alpha"), start_bot(waits, port, "beta")
+        processes += [alpha, beta]
         await waits.until(lambda: alpha.ended and beta.ended,
                           lambda: f"both bots to finish: alpha {alpha.err!r} beta {beta.err!r}")
         assert (alpha.exit_code, beta.exit_code) == (0, 0), (alpha.err, beta.err)
         assert alpha.out.startswith("alpha: 1 matches, ") and beta.out.startswith("beta: 1 matches, ")
-        assert alpha.err.count("match with beta resumed") == 2  # after each kill
-        assert beta.err.count("match with alpha resumed") == 2
-        assert "inviting beta to a 5 point match" not in alpha.err  # to resume, after the kill
-        assert "would discard" not in beta.err
+        assert "match with beta resumed" in alpha.err and "match with alpha resumed" in beta.err
+        assert survivor.count("match with alpha resumed") == 2  # after each kill
+        assert "inviting beta to resume our saved match" in restarted
+        assert "inviting beta to a 5 point match" not in restarted
+        assert "would discard" not in survivor + beta.err
     finally:
+        watcher_factory.stopTrying()
+        if eve.protocol is not None and eve.protocol.transport is not None:
+            eve.protocol.transport.loseConnection()
         for process in processes:
             process.stop()
         if not server.ended:
