@@ -86,8 +86,8 @@ async def plain_run(tmp: Path, names: list[str]) -> tuple[float, float, int]:
         for bot in bots.values():  # everyone logged in once, as in the tournament
             connect(reactor, "127.0.0.1", port, Credentials(bot.name, "secret", "fibsd-bot"),
                     bot, connected=bot.attach)
-        await field.until(lambda: all(b.logged_in for b in bots.values()), "the logins",
-                          LIMIT)
+        await field.until(lambda: all(b.logged_in and b.ready and b.looked
+                                      for b in bots.values()), "the logins", LIMIT)
         field_now, matches = list(names), 0
         while len(field_now) > 1:
             pairs = [(bots[a], bots[b]) for a, b in zip(field_now[::2], field_now[1::2])]
@@ -96,7 +96,7 @@ async def plain_run(tmp: Path, names: list[str]) -> tuple[float, float, int]:
                     bot.won = False
                     bot.match_limit = bot.matches_played + 1
                 host.invite_name, guest.invite_name = guest.name, host.name
-                host._start()  # invites, as fibsd-bot --invite does once ready
+                host._next()  # invites, as fibsd-bot --invite does once ready
             await field.until(lambda: all(b.matches_played == b.match_limit and not b.playing
                                           for pair in pairs for b in pair),
                               "a round: " + repr([(b.name, b.matches_played, b.match_limit,

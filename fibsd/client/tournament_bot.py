@@ -26,6 +26,7 @@ class TournamentBot(Bot):
         super().on_OwnInfo(event)
 
     def on_Information(self, event: ev.Information) -> None:
+        super().on_Information(event)  # the saved-match listing
         if event.kind != "tournament":
             return
         head = f"tournament: {self.tournament} "
