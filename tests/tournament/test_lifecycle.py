@@ -165,3 +165,21 @@ def test_full_two_at_once_and_a_deleted_player(server: FakeServer) -> None:
     carol.send("tournament 1")
     assert reply(carol)[-2:] == ["tournament: round 1: alice beats bob by forfeit",
                                  "tournament: winner: alice"]
+
+
+def test_a_bot_account_enters_only_where_bots_may(server: FakeServer) -> None:
+    """The account flag is wt-resident's (issue 24) ``OnlineUser.bot``; set by hand here."""
+    boss = telnet_user(server, "boss")
+    robot = clip_user(server, "robot")
+    boss.send("admin tournament create --name Humans --format knockout --lengths 1")
+    boss.send("admin tournament create --name Open --format knockout --lengths 1 --bots")
+    boss.received()
+    server.lobby.find("robot").bot = True
+    robot.send("tournament join 1")
+    assert robot.lines() == ["** Tournament 1 is for humans only."]
+    robot.send("tournament join 2")
+    assert robot.lines() == ["tournament: you joined 2, 1/256 players."]
+    boss.send("tournaments")
+    assert reply(boss) == [
+        "tournament: 1 open knockout 0/256 players, lengths 1, bots no, start when-full: Humans",
+        "tournament: 2 open knockout 1/256 players, lengths 1, bots yes, start when-full: Open"]
