@@ -90,6 +90,8 @@ class Director:
         self._started_at = clock.seconds()
         self._live_seen: dict[tuple[int, int, int], float] = {}
         self._outbox: dict[str, list[str]] = {}
+        # tournament -> until when this node's lease runs (renewed once half of it is left)
+        self._leases: dict[int, float] = {}
         # pairs whose tournament match has ended here (tournament, round, players): a
         # look that read the pairing before its result was stored must not invite again
         self._decided: set[tuple[int, int, frozenset[str]]] = set()
@@ -104,6 +106,7 @@ class Director:
         if self._call is not None and self._call.active():
             self._call.cancel()
         self._call = None
+        self._leases.clear()
 
     def _schedule(self) -> None:
         self._call = self.clock.callLater(self.settings.tick_ms / 1000, self._tick)
@@ -151,10 +154,13 @@ class Director:
     @inlineCallbacks
     def _drive(self, tournament_id: int) -> Any:
         now = self.clock.seconds()
-        held = yield self.db.take_lease(tournament_id, self.node, now,
-                                        now + self.settings.lease)
-        if not held:
-            return
+        lease = self.settings.lease
+        if self._leases.get(tournament_id, 0.0) - now < lease / 2:  # renewed half-way
+            held = yield self.db.take_lease(tournament_id, self.node, now, now + lease)
+            if not held:
+                self._leases.pop(tournament_id, None)
+                return
+            self._leases[tournament_id] = now + lease
         record = yield self.db.tournament(tournament_id)
         if record is None or record.state == "finished":
             return
