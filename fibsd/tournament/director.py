@@ -189,8 +189,9 @@ class Director:
             added = yield self.db.add_round(
                 tournament_id, number, [(p.first, p.second, p.winner) for p in upcoming],
                 int(now), deadline)
-            if added:
-                self._tell_round(record, number, upcoming, deadline)
+            if not added:  # another node (or a stop) was first: the next look sees it
+                return
+            self._tell_round(record, number, upcoming, deadline)
 
     @inlineCallbacks
     def _maybe_start(self, record: TournamentRecord, now: float) -> Any:
@@ -269,6 +270,9 @@ class Director:
         return match is not None and set(getattr(match, "names", ())) == {
             pairing.first, pairing.second}
 
+    def _standing(self, inviter: str, tag: tuple[int, int]) -> bool:
+        return _tag_of(self.lobby.invitations.get(inviter)) == tag
+
     def _ending(self, tournament_id: int, p: PairingRecord) -> bool:
         """Whether the pair's match has ended here, its result stored or being stored."""
         pair = {p.first, p.second}
@@ -324,16 +328,14 @@ class Director:
         if first.session.remote or second.session.remote:
             return  # on a cluster the node of the first player sets it up
         tag = (record.id, p.round)
-        if self._ending(record.id, p):
-            return
-        standing = self.lobby.invitations.get(first.name)
-        if standing is not None and _tag_of(standing) == tag:
+        if self._ending(record.id, p) or self._standing(first.name, tag):
             return
         length = formats.length_of(record.lengths, p.round - 1)
 
         def set_up(saved: Any) -> None:
             if (self.lobby.find(p.first) is not first or self.lobby.find(p.second) is not second
-                    or first.playing or second.playing or self._ending(record.id, p)):
+                    or first.playing or second.playing or self._ending(record.id, p)
+                    or self._standing(first.name, tag)):  # set up meanwhile
                 return
             if saved is not None and _saved_tag(saved.record) == tag:
                 terms: int | None = None  # resume the round's match where it stopped

@@ -183,3 +183,35 @@ def test_a_bot_account_enters_only_where_bots_may(server: FakeServer) -> None:
     assert reply(boss) == [
         "tournament: 1 open knockout 0/256 players, lengths 1, bots no, start when-full: Humans",
         "tournament: 2 open knockout 1/256 players, lengths 1, bots yes, start when-full: Open"]
+
+
+def test_an_invitation_set_up_twice_meanwhile_is_sent_once(server: FakeServer) -> None:
+    """The database answers later than at once (as the database thread does): the round's
+    pairing and the look right after it both ask for the pair's saved match; the
+    invitee still reads the invitation once."""
+    from twisted.internet.defer import Deferred
+
+    waiting: list[Deferred] = []
+    store = server.store
+
+    def load_match(a: str, b: str) -> Deferred:
+        d: Deferred = Deferred()
+        waiting.append(d)
+        d.addCallback(lambda _: store.load_match(a, b))
+        return d
+
+    server.db.load_match = load_match  # type: ignore[attr-defined]
+    boss = telnet_user(server, "boss")
+    alice = clip_user(server, "alice")
+    bob = clip_user(server, "bob")
+    server.services.tournaments.start()
+    boss.send("admin tournament create --name Duel --format knockout --lengths 1"
+              " --max-players 2")
+    alice.send("tournament join 1")
+    bob.send("tournament join 1")
+    server.advance(1)  # a look while the first answer is still on its way
+    assert len(waiting) == 2
+    for d in waiting:
+        d.callback(None)
+    got = [line for line in bob.lines() if "wants to play" in line]
+    assert got == ["alice wants to play a 1 point match with you."]
