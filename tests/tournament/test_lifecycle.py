@@ -215,3 +215,31 @@ def test_an_invitation_set_up_twice_meanwhile_is_sent_once(server: FakeServer) -
         d.callback(None)
     got = [line for line in bob.lines() if "wants to play" in line]
     assert got == ["alice wants to play a 1 point match with you."]
+
+
+def test_a_banned_better_seed_loses_when_neither_comes(server: FakeServer) -> None:
+    """Neither player comes: the better seed would go through, but a banned account
+    loses (the forfeit rules, protocol/tournaments.md)."""
+    from fibsd.store import Ban
+
+    store = server.store
+    watcher = telnet_user(server, "carol")  # who reads the draw at the end
+    for name in ("alice", "bob"):
+        server.register(name)
+    store.create_tournament(name="Duel", fmt="knockout", lengths=[1], rounds=None,
+                            max_players=2, start_at=None, bots=False, clock="",
+                            created=1_700_000_000)
+    for name in ("alice", "bob"):
+        store.join_tournament(1, name, 1500.0, 1_700_000_000)
+    server.services.tournaments.start()
+    server.advance(1)
+    assert [(p.first, p.second) for p in store.tournament_pairings(1)] == [("alice", "bob")]
+    store.add_ban(Ban("name", "alice", 1_700_000_000, None, "console"))
+    server.advance(300)
+    (pairing,) = store.tournament_pairings(1)
+    assert (pairing.winner, pairing.forfeit) == ("bob", True)
+    assert store.tournament(1).winner == "bob"
+    watcher.received()
+    watcher.send("tournament 1")
+    assert reply(watcher)[-2:] == ["tournament: round 1: bob beats alice by forfeit",
+                                   "tournament: winner: bob"]
