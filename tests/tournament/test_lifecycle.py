@@ -243,3 +243,19 @@ def test_a_banned_better_seed_loses_when_neither_comes(server: FakeServer) -> No
     watcher.send("tournament 1")
     assert reply(watcher)[-2:] == ["tournament: round 1: bob beats alice by forfeit",
                                    "tournament: winner: bob"]
+
+
+def test_the_limits_on_tournaments_and_players() -> None:
+    server = FakeServer(settings=make_settings(admins=["boss"], **{
+        "tournaments.max_open": 1, "tournaments.max_players": 4}))
+    boss = telnet_user(server, "boss")
+    boss.send("admin tournament create --name Big --format knockout --lengths 1"
+              " --max-players 5")
+    assert reply(boss) == ["** Tournament not created: --max-players is a number from 2 to 4."]
+    boss.send("admin tournament create --name One --format knockout --lengths 1")
+    assert reply(boss) == ["tournament: 1 created: One"]
+    boss.send("admin tournament create --name Two --format knockout --lengths 1")
+    assert reply(boss) == ["** Tournament not created: 1 tournaments are open or running."]
+    boss.send("tournaments")
+    assert reply(boss) == [
+        "tournament: 1 open knockout 0/4 players, lengths 1, bots no, start when-full: One"]
