@@ -97,7 +97,7 @@ def _box(p: Any, x: float, y: float, live: Callable[[Any], bool]) -> str:
     for row, name in enumerate(names):
         won = p is not None and p.winner is not None and p.winner == name
         mark = ' font-weight="bold"' if won else ""
-        tail = " (forfeit)" if won and p.forfeit else ""
+        tail = " (by forfeit)" if won and p.forfeit else ""
         rows.append(f'<text x="{x + 8}" y="{y + 16 + row * LINE:.1f}"{mark}>'
                     f"{escape(name + tail)}</text>")
     box = (f'<rect x="{x}" y="{y:.1f}" width="{BOX_W}" height="{BOX_H}" rx="4"/>'

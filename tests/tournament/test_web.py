@@ -154,7 +154,7 @@ async def test_the_bracket_in_a_browser(browser: Browser, site: Web, tmp_path: P
         "return Array.from(document.querySelectorAll('svg.bracket g.pairing')).map("
         "g => Array.from(g.querySelectorAll('text')).map(t => t.textContent"
         " + (t.getAttribute('font-weight') === 'bold' ? '*' : '')).join(' / '));")
-    assert boxes == ["alice* / (bye)", "dan (forfeit)* / erin", "bob* / (bye)",
+    assert boxes == ["alice* / (bye)", "dan (by forfeit)* / erin", "bob* / (bye)",
                      "carol* / (bye)", "alice* / dan", "bob* / carol", "alice* / bob"]
     links = await browser.script(
         "return Array.from(document.querySelectorAll('svg.bracket a')).map("
