@@ -34,7 +34,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from fibsd.config import Settings
-from fibsd.server import commands
+from fibsd.server import commands, grace
 from fibsd.server.access import (
     Attempt, LoginThrottle, RefusalLog, RegistrationLimit, network, shown_host)
 from fibsd.server.dbthread import log_write_failed, unattended
@@ -383,7 +383,10 @@ class Session(SharedParts):
         user, self.user = self.user, None
         if user is None:
             return
-        self.lobby.logout(user, self._leaving or clip.drops_connection(user.name))
+        leaving = self._leaving or clip.drops_connection(user.name)
+        grace.departing(self.lobby, user, leaving, self.settings.pace,
+                        dropped=self._leaving is None and not self._replaced)
+        self.lobby.logout(user, leaving)
         if not self._replaced:
             log.info("{user} logs out from {address}", event="logout", user=user.name,
                      address=self.host)
