@@ -29,13 +29,15 @@ class TokenQueries:
         raise NotImplementedError
 
     def add_token(self, name: str, token_hash: str, now: int, expires: int, keep: int) -> None:
-        """A new token of ``name``'s; his oldest beyond ``keep`` and everyone's expired
-        ones go."""
+        """``name``'s token, new or kept on (its connection dropped: it now lasts until
+        ``expires``); his oldest beyond ``keep`` and everyone's expired ones go."""
         with self._transaction() as cursor:
             user_id = self._user_id(cursor, name)
             cursor.execute("DELETE FROM session_tokens WHERE expires <= ?", (now,))
             cursor.execute("INSERT INTO session_tokens (token_hash, user_id, created, expires)"
-                           " VALUES (?, ?, ?, ?)", (token_hash, user_id, now, expires))
+                           " VALUES (?, ?, ?, ?) ON CONFLICT (token_hash)"
+                           " DO UPDATE SET expires = excluded.expires",
+                           (token_hash, user_id, now, expires))
             cursor.execute(
                 "DELETE FROM session_tokens WHERE user_id = ? AND token_hash NOT IN"
                 " (SELECT token_hash FROM session_tokens WHERE user_id = ?"
@@ -47,12 +49,6 @@ class TokenQueries:
                         " ON u.id = t.user_id WHERE t.token_hash = ? AND t.expires > ?",
                         (token_hash, now))
         return None if row is None else str(row[0])
-
-    def extend_token(self, token_hash: str, expires: int) -> None:
-        """The token's connection dropped: it lasts until ``expires`` from now on."""
-        with self._transaction() as cursor:
-            cursor.execute("UPDATE session_tokens SET expires = ? WHERE token_hash = ?",
-                           (expires, token_hash))
 
     def revoke_token(self, token_hash: str) -> None:
         with self._transaction() as cursor:

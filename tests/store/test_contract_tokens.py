@@ -15,8 +15,9 @@ def test_a_token_names_its_account_until_it_expires(any_store: Store) -> None:
     assert any_store.token_user("h1", 199) == "alice"
     assert any_store.token_user("h1", 200) is None
     assert any_store.token_user("h2", 150) is None
-    any_store.extend_token("h1", 500)  # its connection dropped
+    any_store.add_token("alice", "h1", now=300, expires=500, keep=5)  # kept on after a drop
     assert any_store.token_user("h1", 400) == "alice"
+    assert any_store.count_tokens() == 1
 
 
 def test_tokens_are_revoked_one_or_all_and_go_with_their_account(any_store: Store) -> None:
