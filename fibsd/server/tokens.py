@@ -15,7 +15,8 @@ asking for the password (issue 23; protocol/web.md, "Reconnecting").
   random secret) in the ``session_tokens`` table (fibsd.store.tokens); the secret is
   never logged.  A token lasts ``[pace] token_lifetime`` seconds from the login that got
   or used it, and as long again from the drop of its connection (a session longer than
-  that keeps it: the drop stores it anew); ``bye`` revokes it, a new password revokes
+  that keeps it: the drop stores it anew; so does a server shutdown, for the page to come
+  back after the restart); ``bye`` revokes it, a new password revokes
   every token of the account, and an account holds at most ``tokens_per_user`` (the
   newest).  Expired tokens are purged whenever one is stored.
 """
@@ -100,7 +101,7 @@ def ended(session: Session, name: str, *, logged_out: bool) -> None:
     digest, session.token_hash = session.token_hash, None
     if digest is None:
         return
-    if logged_out:
+    if logged_out and not session.lobby.stopping:  # a restart: the page comes back
         unattended(maybeDeferred(session.db.revoke_token, digest), "revoke_token")
     else:
         unattended(_store(session, name, digest), "add_token")

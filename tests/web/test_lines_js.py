@@ -25,7 +25,7 @@ GAME = {
     ("durability", "you-terminated-unsaved"), ("durability", "player-left-unsaved"),
     ("durability", "game-unsaved"), ("watching", "now-watching"),
     ("fair", "claim-warning"), ("fair", "claimable"), ("fair", "you-claimed"),
-    ("fair", "claimed-from-you"),
+    ("fair", "claimed-from-you"), ("grace", "grace-waits"), ("grace", "grace-back"),
 }
 NOT_GAME = {("play", name) for name in ("pip", "moves-score", "moves-players", "moves-entry")}
 
