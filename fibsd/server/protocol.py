@@ -40,8 +40,8 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from fibsd.server.grace import end_all as end_graces
 from fibsd.server.access import connection_caps, network
+from fibsd.server.grace import end_all as end_graces
 from fibsd.server.session import SERVER_FULL, Services, Session, TooLong
 from fibsd.wire.input import OVERLONG, LineSplitter, TelnetFilter, clean_line
 

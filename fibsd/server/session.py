@@ -584,8 +584,10 @@ class Session(SharedParts):
                 return Phase.CLOSED
             if record is None or not password:
                 return self._login_failed(client, name)
-            verified = (tokens.verify(self, record.name, password) if tokens.is_token(self, password)
-                        else self.services.passwords.verify(password, record.password_hash))
+            if tokens.is_token(self, password):  # a web session token instead
+                verified = tokens.verify(self, record.name, password)
+            else:
+                verified = self.services.passwords.verify(password, record.password_hash)
             return verified.addCallback(checked, record)
 
         def checked(right: bool, record: UserRecord) -> Deferred[Phase] | Phase:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 
 def match_waits_for(name: str, seconds: int) -> str:
-    return f"** {name} lost the connection; the match waits {seconds} seconds for {name} to log in again."
+    return (f"** {name} lost the connection; the match waits {seconds} seconds"
+            f" for {name} to log in again.")
 
 
 def is_back(name: str) -> str:
