@@ -259,6 +259,7 @@ class Session(SharedParts):
     web = False  # a WebSocket connection (fibsd.server.websocket sets it)
     token_asked = False  # its login line asked for a session token (fibsd.server.tokens)
     token_hash: str | None = None  # the session token it holds
+    token_guard = ""  # the password hash it logged in with, on a WebSocket (tokens)
 
     def __init__(self, services: Services, connection: Connection, host: str) -> None:
         self.services = services
@@ -594,11 +595,13 @@ class Session(SharedParts):
             if not right:
                 return self._login_failed(client, name)
             self._attempt_done(failed=False)
+            if self.web:
+                self.token_guard = record.password_hash
             if (self.services.passwords.needs_rehash(record.password_hash)
                     and self.token_hash is None):
                 # Made at an older cost: the password is at hand only now.
                 rehashed = self.services.passwords.hash(password)
-                rehashed.addCallback(lambda new: self._store("set_password_hash", record.name, new))
+                rehashed.addCallback(lambda new: self._rehashed(record.name, new))
                 rehashed.addErrback(lambda f: log.failure("Rehashing a password failed", f))
             def unless_banned(ban: Ban | None) -> Deferred[Phase] | Phase:
                 if ban is not None:
@@ -616,6 +619,11 @@ class Session(SharedParts):
             self._attempt,
             lambda: maybeDeferred(self.db.get_user, name).addCallback(check).chainDeferred(waiting))
         return waiting
+
+    def _rehashed(self, name: str, password_hash: str) -> None:
+        self._store("set_password_hash", name, password_hash)
+        if self.web:
+            self.token_guard = password_hash  # (fibsd.server.tokens)
 
     def _attempt_done(self, failed: bool) -> None:
         if self._attempt is not None:

@@ -65,17 +65,19 @@ def verify(session: Session, name: str, password: str) -> Deferred[bool]:
         if owner != name:
             return False
         session.token_hash = digest
-        _store(session, name, digest)  # it lasts from this login
+        unattended(_store(session, name, digest), "add_token")  # it lasts from this login
         return True
 
     return maybeDeferred(session.db.token_user, digest, session.now()).addCallback(check)
 
 
-def _store(session: Session, name: str, digest: str) -> Deferred[Any]:
+def _store(session: Session, name: str, digest: str) -> Deferred[bool]:
+    """Store the token (again), guarded by the password hash the session logged in
+    with (``Session.token_guard``): a token revoked by a new password stays revoked."""
     pace = session.settings.pace
     now = session.now()
     return maybeDeferred(session.db.add_token, name, digest, now, now + pace.token_lifetime,
-                         pace.tokens_per_user)
+                         pace.tokens_per_user, session.token_guard)
 
 
 @on_login
@@ -87,8 +89,8 @@ def _issue(lobby: Lobby, user: OnlineUser) -> None:
     secret = secrets.token_urlsafe(32)
     digest = _digest(secret)
 
-    def send(_: object) -> None:
-        if session.user is user:  # still this connection: the line goes nowhere else
+    def send(stored: bool) -> None:
+        if stored and session.user is user:  # still this connection: it alone gets it
             session.token_hash = digest
             session.notify(LINE.format(secret=secret))
 
@@ -108,6 +110,11 @@ def ended(session: Session, name: str, *, logged_out: bool) -> None:
 
 
 def password_changed(session: Session, name: str) -> Deferred[Any]:
-    """A new password: every token of the account goes, this connection's included."""
-    session.token_hash = None
+    """A new password (``password``, ``admin password``): every token of the account
+    goes; the sessions holding one forget it (the store would refuse it anyway: it
+    checks the password hash each session logged in with)."""
+    user = session.lobby.find(name)
+    for held in (session, user.session if user is not None else None):
+        if held is not None and getattr(held, "token_hash", None) is not None:
+            held.token_hash = None
     return maybeDeferred(session.db.revoke_tokens, name)

@@ -5,7 +5,8 @@ password.  The database holds only its SHA-256 (``token_hash``): a copy of the d
 logs no one in.  Each belongs to an account by id (deleted with it), has an expiry, and
 an account keeps at most ``keep`` of them, the newest; every new token purges the
 expired ones of everyone, so the table holds at most the live ones and those of the
-last few minutes.  The queries are the same on SQLite and PostgreSQL (migration 8 in
+last few minutes.  A token is stored (again) only while the account's password hash is
+the one its session logged in with, so no revoked token comes back.  The queries are the same on SQLite and PostgreSQL (migration 8 in
 ``migrations`` and ``postgres_migrations``).
 """
 
@@ -24,16 +25,20 @@ class TokenQueries:
     def _one(self, sql: str, parameters: Any = ()) -> Any:
         raise NotImplementedError
 
-    @classmethod
-    def _user_id(cls, cursor: Any, name: str, lock: bool = False) -> int:
-        raise NotImplementedError
-
-    def add_token(self, name: str, token_hash: str, now: int, expires: int, keep: int) -> None:
+    def add_token(self, name: str, token_hash: str, now: int, expires: int, keep: int,
+                  guard: str) -> bool:
         """``name``'s token, new or kept on (its connection dropped: it now lasts until
-        ``expires``); his oldest beyond ``keep`` and everyone's expired ones go."""
+        ``expires``), unless his password hash is no longer ``guard`` (the one he logged
+        in with): a new password revokes every token, and a session still holding one
+        must not store it again.  His oldest beyond ``keep`` and everyone's expired ones
+        go.  Whether it was stored."""
         with self._transaction() as cursor:
-            user_id = self._user_id(cursor, name)
             cursor.execute("DELETE FROM session_tokens WHERE expires <= ?", (now,))
+            row = cursor.execute("SELECT id FROM users WHERE name = ? AND password_hash = ?",
+                                 (name, guard)).fetchone()
+            if row is None:
+                return False
+            user_id = int(row[0])
             cursor.execute("INSERT INTO session_tokens (token_hash, user_id, created, expires)"
                            " VALUES (?, ?, ?, ?) ON CONFLICT (token_hash)"
                            " DO UPDATE SET expires = excluded.expires",
@@ -42,6 +47,7 @@ class TokenQueries:
                 "DELETE FROM session_tokens WHERE user_id = ? AND token_hash NOT IN"
                 " (SELECT token_hash FROM session_tokens WHERE user_id = ?"
                 " ORDER BY created DESC, token_hash LIMIT ?)", (user_id, user_id, keep))
+            return True
 
     def token_user(self, token_hash: str, now: int) -> str | None:
         """The name of the account whose unexpired token this is, or None."""

@@ -154,3 +154,22 @@ def test_a_reconnection_that_replaces_a_half_open_connection_keeps_the_token() -
     again.close()
     log_in(made, f"token:{secret}", ask=False)
     assert made.lobby.find("alice") is not None
+
+
+def test_an_administrator_s_new_password_revokes_the_tokens_of_a_connected_session() -> None:
+    """The connected session forgets its token; and should it not, its drop could not
+    store it again: the store checks the password hash it logged in with."""
+    made = server(admins=("root",))
+    made.register("root")
+    client, lines = log_in(made)
+    secret = token_of(lines)
+    admin = made.connect()
+    admin.send("login test 1008 root secret")
+    admin.lines()
+    admin.send("admin password alice newsecret")
+    assert admin.lines() == ["** Changed the password of alice."]
+    assert made.store.count_tokens() == 0
+    client.close()
+    assert made.store.count_tokens() == 0
+    log_in(made, f"token:{secret}", ask=False)
+    assert made.lobby.find("alice") is None
