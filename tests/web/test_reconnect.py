@@ -2,7 +2,8 @@
 Chromium plays a match against a CLIP bot; the server cuts the browser's WebSocket in the
 middle of it (an abort, as a lost network does); the page reconnects with its session
 token, without asking for the password and without a new invitation, and the match
-goes on.  Screenshots (reconnecting, resumed) go to ``$FIBSD_SCREENSHOTS`` or the test's
+goes on.  Then a new password revokes the token: the next cut brings the login form
+back, and logging in with the password resumes the match as well.  Screenshots go to ``$FIBSD_SCREENSHOTS`` or the test's
 temporary directory."""
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ async def test_a_websocket_cut_mid_match_reconnects_and_the_match_goes_on(
     database = tmp_path / "fibsd.sqlite"
     from tests.web.conftest import seed
     seed(database)
-    site = await start_web(database, **{"pace.drop_grace": 60})
+    site = await start_web(database, admins=("alice",), **{"pace.drop_grace": 60})
     site.service.shared.lobby.dice = rolls(11)
     site.service.shared.lobby.coin = lambda: 0  # the inviter, alice, plays O
     browser = await deferToThread(Browser, tmp_path / "profile")
@@ -100,6 +101,25 @@ async def test_a_websocket_cut_mid_match_reconnects_and_the_match_goes_on(
                                      if line.startswith("ann moves ")) > moves,
                          "a move of ann's after the reconnection")
         await ann.shot(shots / "reconnect-3-goes-on.png")
+
+        # A new password (set by an administrator) revokes the token: the next cut
+        # brings the login form back, and the password logs in and resumes the match.
+        alice.send("admin password ann n3w-secret")
+        await alice.wait_line(lambda line: line == "** Changed the password of ann.",
+                              "the new password")
+        site.service.shared.lobby.find("ann").session.connection.transport.abortConnection()
+        page = await browser.wait_for(lambda: (lambda s: s if s["loginShown"] else None)(
+            browser.driver.execute_script(STATE)), "the login form after a refused token")
+        assert page["stored"] is None
+        assert await browser.script("return document.getElementById('login-error')"
+                                    ".textContent") == "Your session has ended; please log in again."
+        await ann.shot(shots / "reconnect-4-token-refused.png")
+        await browser.run(lambda: browser.driver.find_element("id", "password").send_keys(
+            "n3w-secret"))
+        await browser.click("#login")
+        await ann.wait_until(lambda s: s["state"] == "playing" and s["slots"],
+                             "the match, resumed at the password login")
+        assert site.service.shared.lobby.graces == {}
 
         await ann.click("#logout")  # bye: the token is revoked and forgotten
         await browser.wait_for(lambda: browser.driver.execute_script(STATE)["loginShown"],
