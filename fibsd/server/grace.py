@@ -22,8 +22,7 @@ running match *holds* it instead:
 While held, ``LiveMatch.user`` answers with the dropped player's last ``OnlineUser``
 (``Hold.user`` in ``lobby.graces``): its session is closed, so nothing reaches it, but a
 match that ends meanwhile (his opponent accepts his resignation) is still rated with his
-rating (he finds the result in his ``archive`` and his rating, not in a line at his
-login).  Each hold keeps that user, his closed session and a timer: ``[pace] max_held``
+rating; his next login tells him the result in a ``** `` line.  Each hold keeps that user, his closed session and a timer: ``[pace] max_held``
 bounds them, a drop beyond it is saved at once.  A crash during a grace loses nothing either: the match was
 written at its last action, as every match is (fibsd.server.match), and is resumed by
 ``invite`` and ``join`` after the restart.  In a cluster (``lobby.cluster``) the two
@@ -160,8 +159,14 @@ def came_back(lobby: Lobby, user: OnlineUser) -> bool:
     if hold.call.active():
         hold.call.cancel()
     match = hold.match
-    if _live(lobby, user.name) is not match:
-        return False  # left, claimed or finished meanwhile: nothing to resume
+    if _live(lobby, user.name) is not match:  # left, claimed or finished meanwhile
+        rules = match.rules
+        if rules.over:  # he would not know: his connection was gone when it ended
+            winner = rules.winner
+            user.session.notify(grace_text.ended_meanwhile(
+                rules.length, match.opponent_of(user), match.names[winner],
+                (rules.score[winner], rules.score[1 - winner])))
+        return False
     opponent = match.opponent_of(user)
     user.playing = opponent
     log.info("{user} is back in the match", event="grace_back", user=user.name)

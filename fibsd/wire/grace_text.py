@@ -14,3 +14,10 @@ def match_waits_for(name: str, seconds: int) -> str:
 
 def is_back(name: str) -> str:
     return f"** {name} is back; the match goes on."
+
+
+def ended_meanwhile(length: int, opponent: str, winner: str, score: tuple[int, int]) -> str:
+    """To a player back after his grace's match was won meanwhile (his resignation
+    accepted, say): ``score`` is the winner's points first."""
+    return (f"** Your {length}-point match with {opponent} ended while you were away:"
+            f" {winner} won {score[0]}-{score[1]}.")

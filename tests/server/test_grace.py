@@ -282,6 +282,24 @@ def test_a_match_won_meanwhile_is_rated_with_the_absent_player() -> None:
     bob, alice = (table.server.store.get_user(name) for name in ("bob", "alice"))
     assert bob.rating < 1500 < alice.rating and bob.experience == 1
     assert table.server.store.load_match("alice", "bob") is None
+    table.server.advance(59)
+    bob = log_in(table, "bob")  # told what happened while he was away
+    assert bob[-1] == "** Your 1-point match with alice ended while you were away: alice won 1-0."
+    assert table.user("bob").playing is None and table.server.lobby.graces == {}
+    table.lines()
+    table.server.advance(1)
+    assert table.lines() == {"alice": [], "bob": [], "carol": []}
+
+
+def test_the_watchers_of_a_player_not_back_stop_watching_even_without_a_match() -> None:
+    table = grace_table(length="1")
+    table.send("alice", "roll")
+    table.play_move()
+    table.send("bob", "resign n")
+    table.lines()
+    table.clients["bob"].close()
+    table.send("alice", "accept")
+    table.lines()
     table.server.advance(60)  # nothing left to save: his watchers stop watching
     assert table.lines("carol")[:2] == ["", "bob logs out. You're not watching anymore."]
 
@@ -299,6 +317,7 @@ def test_the_new_lines_match_no_stock_client_pattern() -> None:
     patterns = [re.compile(line.split("\t", 1)[1]) for line in
                 (REPO / "tests" / "data" / "client_patterns.txt").read_text().splitlines()
                 if line and not line.startswith("#")]
-    for line in (grace_text.match_waits_for("bob", 60), grace_text.is_back("bob")):
+    for line in (grace_text.match_waits_for("bob", 60), grace_text.is_back("bob"),
+                 grace_text.ended_meanwhile(5, "alice", "alice", (5, 2))):
         assert [p.pattern for p in patterns if p.search(line)] == [], line
         assert classify(line) == ev.Error(line[3:])  # as every `** ` notice

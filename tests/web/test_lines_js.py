@@ -38,6 +38,7 @@ NOTICES = {
     ("durability", "game-not-saved"), ("session", "shutdown"), ("watching", "you-stop-watching"),
     ("login", "already-logged-in"), ("login", "telnet-authenticated"),
     ("login", "telnet-last-login"), ("play", "wait-join"), ("fair", "adjudicated"),
+    ("grace", "grace-ended-meanwhile"),
     ("admin", "telnet-alert"), ("admin", "kick-done"), ("admin", "ban-done"),
     ("admin", "unban-done"), ("admin", "bans-none"), ("admin", "bans-head"),
     ("admin", "bans-line"), ("admin", "admin-password-done"), ("admin", "rename-done"),

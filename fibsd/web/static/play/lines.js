@@ -53,7 +53,7 @@ const NOTICE = new RegExp("^\\*\\* (?:" + [
   "Reloaded the MOTD", "The server will (?:shut down|wrap)", "The shutdown was cancelled",
   "The admin log is empty", "Admin log:", "[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]{2} [0-9:]{8} [0-9]{4} ",
   "User \\S+ authenticated", "Last login:", "Please wait for \\S+ to join too",
-  "Your [0-9]+-point match with \\S+ was adjudicated",
+  "Your [0-9]+-point match with \\S+ (?:was adjudicated|ended while you were away)",
 ].join("|") + ")");
 
 // "game", "error" or "notice": where a line goes and how it looks.
