@@ -22,8 +22,9 @@ running match *holds* it instead:
 While held, ``LiveMatch.user`` answers with the dropped player's last ``OnlineUser``
 (``Hold.user`` in ``lobby.graces``): its session is closed, so nothing reaches it, but a
 match that ends meanwhile (his opponent accepts his resignation) is still rated with his
-rating; his next login tells him the result in a ``** `` line.  Each hold keeps that user, his closed session and a timer: ``[pace] max_held``
-bounds them, a drop beyond it is saved at once.  A crash during a grace loses nothing either: the match was
+rating; his login within the grace tells him the result in a ``** `` line.  Each hold
+keeps that user, his closed session and a timer: ``[pace] max_held`` bounds them, a drop
+beyond it is saved at once.  A crash during a grace loses nothing either: the match was
 written at its last action, as every match is (fibsd.server.match), and is resumed by
 ``invite`` and ``join`` after the restart.  In a cluster (``lobby.cluster``) the two
 players may be on two nodes: there a drop saves the match at once, as FIBS does.
