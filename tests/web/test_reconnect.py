@@ -75,6 +75,7 @@ async def test_a_websocket_cut_mid_match_reconnects_and_the_match_goes_on(
         await browser.script(RECORD)
         session = site.service.shared.lobby.find("ann").session
         start = len(alice.lines)
+        cut = reactor.seconds()
         session.connection.transport.abortConnection()  # the network is gone
         await alice.wait_line(
             lambda line: line == "** ann lost the connection; the match waits 60 seconds "
@@ -85,6 +86,7 @@ async def test_a_websocket_cut_mid_match_reconnects_and_the_match_goes_on(
         await ann.shot(shots / "reconnect-1-reconnecting.png")
         await alice.wait_line(lambda line: line == "** ann is back; the match goes on.",
                               "ann back")
+        print(f"the page was back in the match {reactor.seconds() - cut:.1f} s after the cut")
         page = await browser.wait_for(lambda: (lambda s: s if s["state"] == "playing"
                                                and not s["reconnecting"] else None)(
             browser.driver.execute_script(STATE)), "the match resumed")
