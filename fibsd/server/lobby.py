@@ -70,6 +70,8 @@ class Lobby:
         # when the database goes down; a paused one keeps its pair from a new start.
         self.writing: set[Any] = set()
         self.invitations: dict[str, Any] = {}
+        # Dropped players' held matches by name (fibsd.server.grace.Hold).
+        self.graces: dict[str, Any] = {}
         # Told each finished match (a ``FinishedMatch``) once its result is stored or
         # refused: the tournament director (fibsd.tournament) feeds its next round.
         self.result_hooks: list[Callable[[Any], None]] = []

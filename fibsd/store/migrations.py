@@ -163,6 +163,22 @@ def migrate_5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def migrate_8(conn: sqlite3.Connection) -> None:
+    """Web session tokens, hashed (fibsd.store.tokens; issue 23's number 8, whatever
+    its place in this tuple once the migrations of the same session are merged)."""
+    for statement in (
+        """CREATE TABLE session_tokens (
+            token_hash TEXT PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            created INTEGER NOT NULL,
+            expires INTEGER NOT NULL
+        )""",
+        "CREATE INDEX session_tokens_user ON session_tokens (user_id, created)",
+        "CREATE INDEX session_tokens_expires ON session_tokens (expires)",
+    ):
+        conn.execute(statement)
+
+
 def migrate_9(conn: sqlite3.Connection) -> None:
     """Tournaments (issue 25): each with its entries and its rounds' pairings, and the
     tournament and round a finished match was played for.  A tournament's state moves
@@ -217,7 +233,7 @@ def migrate_9(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4, migrate_5,
-                                     migrate_9)
+                                     migrate_8, migrate_9)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

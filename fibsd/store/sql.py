@@ -52,6 +52,7 @@ from fibsd.store import (
     UserRecord,
 )
 from fibsd.store.batch import GroupCommit
+from fibsd.store.tokens import TokenQueries
 from fibsd.store.tournaments import TournamentQueries, record_tournament_result
 
 Cursor = Any  # a sqlite3 or psycopg cursor: ``execute`` returns one to fetch from
@@ -105,7 +106,7 @@ def _finished(row: tuple[Any, ...]) -> FinishedMatch:
     return FinishedMatch(*row[1:10], id=row[0], tournament=row[10], tournament_round=row[11])
 
 
-class SQLStore(GroupCommit, TournamentQueries, ABC):
+class SQLStore(TokenQueries, GroupCommit, TournamentQueries, ABC):
     """The ``Store`` methods over a SQL database; a subclass brings the connection."""
 
     # what the unique index on names raises when an account of the name exists
