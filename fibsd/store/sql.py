@@ -53,7 +53,11 @@ from fibsd.store import (
 )
 from fibsd.store.batch import GroupCommit
 from fibsd.store.tokens import TokenQueries
-from fibsd.store.tournaments import TournamentQueries, record_tournament_result
+from fibsd.store.tournaments import (
+    TournamentQueries,
+    record_tournament_result,
+    rename_in_tournaments,
+)
 
 Cursor = Any  # a sqlite3 or psycopg cursor: ``execute`` returns one to fetch from
 
@@ -453,6 +457,7 @@ class SQLStore(TokenQueries, GroupCommit, TournamentQueries, ABC):
                         f" WHERE {side} = ? AND {side}_id = ?", (new_name, name, user_id))
                 cursor.execute(
                     "UPDATE messages SET sender = ? WHERE sender = ?", (new_name, name))
+                rename_in_tournaments(cursor, name, new_name)
         except self._NAME_CLASH as error:  # made meanwhile (PostgreSQL's writers run at once)
             raise NameTaken(new_name) from error
 

@@ -95,6 +95,17 @@ def record_tournament_result(cursor: Cursor, match: Any, match_id: int) -> None:
          match.winner, match.loser, match.loser, match.winner))
 
 
+def rename_in_tournaments(cursor: Cursor, name: str, new_name: str) -> None:
+    """Inside ``rename_user``'s transaction: the player keeps his place in the open and
+    running tournaments (a finished draw keeps the names it was played under)."""
+    live = "tournament_id IN (SELECT id FROM tournaments WHERE state != 'finished')"
+    cursor.execute(f"UPDATE tournament_entries SET name = ? WHERE name = ? AND {live}",
+                   (new_name, name))
+    for column in ("first", "second", "winner"):
+        cursor.execute(f"UPDATE tournament_pairings SET {column} = ? WHERE {column} = ?"
+                       f" AND {live}", (new_name, name))
+
+
 class TournamentQueries:
     """The tournament methods of ``SQLStore`` (which brings the hooks used here)."""
 

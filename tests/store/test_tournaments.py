@@ -121,3 +121,18 @@ def test_the_lease_passes_only_once_it_runs_out(any_store):
     assert any_store.take_lease(cup, "node-a", now=20, until=50)
     assert any_store.take_lease(cup, "node-b", now=51, until=80)
     assert not any_store.take_lease(cup, "node-a", now=52, until=82)
+
+
+def test_a_renamed_player_keeps_his_place(any_store):
+    store = any_store
+    for name in ("ann", "bob"):
+        store.create_user(name, "h", 1)
+    cup = make(store, max_players=2)
+    for name in ("ann", "bob"):
+        store.join_tournament(cup, name, 1500.0, 1)
+    store.start_tournament(cup, [("ann", 1500.0), ("bob", 1500.0)], [("ann", "bob", None)],
+                           now=10, deadline=70)
+    store.rename_user("bob", "bert")
+    assert store.tournament_entries(cup) == [("ann", 1500.0), ("bert", 1500.0)]
+    assert [(p.first, p.second) for p in store.tournament_pairings(cup)] == [("ann", "bert")]
+    assert store.entered_tournament("bert") == cup
