@@ -51,6 +51,7 @@ from fibsd.store import (
     UnknownUser,
     UserRecord,
 )
+from fibsd.store.analysis_sql import AnalysisQueries
 from fibsd.store.batch import GroupCommit
 
 Cursor = Any  # a sqlite3 or psycopg cursor: ``execute`` returns one to fetch from
@@ -102,7 +103,7 @@ def _finished(row: tuple[Any, ...]) -> FinishedMatch:
     return FinishedMatch(*row[1:], id=row[0])
 
 
-class SQLStore(GroupCommit, ABC):
+class SQLStore(AnalysisQueries, GroupCommit, ABC):
     """The ``Store`` methods over a SQL database; a subclass brings the connection."""
 
     # what the unique index on names raises when an account of the name exists
@@ -334,6 +335,7 @@ class SQLStore(GroupCommit, ABC):
     ) -> None:
         with self._transaction() as cursor:
             self._finish(cursor, match, new_ratings)
+            self._queue_finished(cursor, match, new_ratings)
 
     @staticmethod
     def _finish(cursor: Cursor, match: FinishedMatch,
@@ -574,6 +576,7 @@ class SQLStore(GroupCommit, ABC):
                            (departure.dropper,))
             if adjudicated is not None:
                 self._finish(cursor, adjudicated, new_ratings)
+                self._queue_finished(cursor, adjudicated, new_ratings)
             for name, text in (notices or {}).items():
                 cursor.execute("INSERT INTO notices (recipient_id, text) VALUES (?, ?)",
                                (self._user_id(cursor, name), text))
