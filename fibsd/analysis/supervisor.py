@@ -49,8 +49,8 @@ def analysis_state(settings: Analysis, database: str) -> tuple[bool, str]:
     if settings.matches == "none":
         return False, "analysis is off ([analysis] matches = \"none\")"
     if settings.workers and find_gnubg(settings.engine) is None:
-        return False, (f"analysis is off: no gnubg program ({settings.engine!r} nor"
-                       " /usr/games/gnubg); install GNU Backgammon (README)")
+        return False, (f"analysis is off: no gnubg program ([analysis] engine ="
+                       f" {settings.engine!r}); install GNU Backgammon (README)")
     if not settings.workers:
         return True, "analysis jobs are queued for workers run elsewhere (fibsd analyse)"
     if database == ":memory:":
