@@ -78,8 +78,8 @@ class _Worker(ProcessProtocol):
     def processEnded(self, reason: Failure) -> None:
         if self.killer is not None and self.killer.active():
             self.killer.cancel()
-        self.ended.callback(None)
         self.service.ended(self, reason)
+        self.ended.callback(None)
 
 
 class AnalysisService(Service):
