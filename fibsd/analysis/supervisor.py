@@ -9,7 +9,8 @@ after ``STOP_GRACE``).  Nothing here blocks: the processes are the reactor's, th
 poll is a store call on the database thread.
 
 Every ``poll_ms`` it asks the store for results kept since the last look (by any
-worker, on any machine) and calls ``on_done(match_id)`` on the reactor thread for each:
+worker, on any machine; ``LATE`` says why it looks a little further back) and calls
+``on_done(match_id)`` on the reactor thread for each, once:
 the face's ready notice hangs there (``FibsService.on_analysis_done``).
 
 ``analysis_state`` decides at start whether analysis is on: ``[analysis] matches =
@@ -42,6 +43,10 @@ RESTART_FIRST = 1.0
 RESTART_MAX = 60.0
 RAN_LONG = 60.0  # a worker that ran this long before it ended restarts at once
 STOP_GRACE = 10.0  # seconds a stopping worker has before it is killed
+# PostgreSQL hands out sequence numbers at insert and workers commit in any order: a
+# result may become visible below the highest number seen.  Each look reads this many
+# below it again (and tells none twice).
+LATE = 200
 
 
 def analysis_state(settings: Analysis, database: str) -> tuple[bool, str]:
@@ -96,7 +101,9 @@ class AnalysisService(Service):
         self.workers: dict[int, _Worker] = {}
         self.delays: dict[int, float] = {}
         self.pending: dict[int, Any] = {}  # restarts waiting for their delay
-        self.seen: int | None = None
+        self.seen: int | None = None  # the highest sequence looked at
+        self.start = 0  # the highest when the server started
+        self.told: set[int] = set()  # sequences told, of the last LATE
         self.poll = LoopingCall(self._poll)
         self.poll.clock = reactor
 
@@ -145,18 +152,23 @@ class AnalysisService(Service):
 
     async def _look(self) -> None:
         try:
-            if self.seen is None:
-                self.seen = await self.db.analysis_done_mark()
-            done = await self.db.analyses_done_after(self.seen)
+            if self.seen is None:  # results kept before the server started are old news
+                self.seen = self.start = await self.db.analysis_done_mark()
+            done = await self.db.analyses_done_after(max(self.start, self.seen - LATE))
         except Exception as error:  # the database is down: the next look will do
             log.debug("analysis poll: {error}", error=str(error))
             return
         for sequence, match_id in done:
-            self.seen = sequence
+            if sequence in self.told:
+                continue
+            self.told.add(sequence)
             try:
                 self.on_done(match_id)
             except Exception:
                 log.failure("on_analysis_done({match_id})", match_id=match_id)
+        if done:
+            self.seen = max(self.seen, max(sequence for sequence, _ in done))
+        self.told = {sequence for sequence in self.told if sequence > self.seen - LATE}
 
     def stopService(self) -> Deferred[Any]:
         super().stopService()
