@@ -81,13 +81,22 @@ class AnalysisQueries:
 
     @staticmethod
     def _rename_analyses(cursor: Cursor, name: str, new_name: str, user_id: int) -> None:
-        """Inside a rename: his summaries follow his results (a deleted namesake's
-        stay under the old name, as the results do)."""
-        cursor.execute(
-            "UPDATE analysis_players SET name = ? WHERE name = ? AND match_id IN"
-            " (SELECT id FROM finished_matches WHERE (winner = ? AND winner_id = ?)"
-            " OR (loser = ? AND loser_id = ?))",
-            (new_name, name, new_name, user_id, new_name, user_id))
+        """Inside a rename: his summaries and marks follow his results (a deleted
+        namesake's stay under the old name, as the results do)."""
+        his = ("SELECT id FROM finished_matches WHERE (winner = ? AND winner_id = ?)"
+               " OR (loser = ? AND loser_id = ?)")
+        mine = (new_name, user_id, new_name, user_id)
+        cursor.execute(f"UPDATE analysis_players SET name = ? WHERE name = ?"
+                       f" AND match_id IN ({his})", (new_name, name, *mine))
+        for match_id, marks in cursor.execute(
+                f"SELECT match_id, marks FROM analyses WHERE marks IS NOT NULL"
+                f" AND match_id IN ({his})", mine).fetchall():
+            data = json.loads(marks)
+            for mark in data:
+                if mark.get("player") == name:
+                    mark["player"] = new_name
+            cursor.execute("UPDATE analyses SET marks = ? WHERE match_id = ?",
+                           (json.dumps(data, separators=(",", ":")), match_id))
 
     # the face (the contract of notes/analysis_interface.md)
 

@@ -130,4 +130,6 @@ def test_a_rename_takes_the_summaries_along(any_store: Store) -> None:
     store.rename_user("alice", "alicia")
     assert [s.name for _, _, s in store.analyses_of("alicia", 5)] == ["alicia"]
     assert store.analyses_of("alice", 5) == []
-    assert store.analysis(match_id).players[0].name == "alicia"  # type: ignore[union-attr]
+    renamed = store.analysis(match_id)
+    assert renamed is not None and renamed.players[0].name == "alicia"
+    assert [m.player for m in renamed.marks] == ["alicia"]
