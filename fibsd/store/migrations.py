@@ -163,12 +163,29 @@ def migrate_5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def migrate_8(conn: sqlite3.Connection) -> None:
+    """Web session tokens, hashed (fibsd.store.tokens; issue 23's number 8, whatever
+    its place in this tuple once the migrations of the same session are merged)."""
+    for statement in (
+        """CREATE TABLE session_tokens (
+            token_hash TEXT PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            created INTEGER NOT NULL,
+            expires INTEGER NOT NULL
+        )""",
+        "CREATE INDEX session_tokens_user ON session_tokens (user_id, created)",
+        "CREATE INDEX session_tokens_expires ON session_tokens (expires)",
+    ):
+        conn.execute(statement)
+
+
 def migrate_6(conn: sqlite3.Connection) -> None:
     """Engine analysis of finished matches (protocol/analysis.md): the durable job
     queue and its results in ``analyses`` (one row per match: state, lease, the marks
     as JSON), each player's summary in ``analysis_players`` (the profile and the PR
     ladder read it by name), and ``analysis_done``, the order results were kept in (the
-    server's poll for the ready notices)."""
+    server's poll for the ready notices).  Issue 22's number 6, whatever its place in
+    this tuple once the migrations of the same session are merged."""
     for statement in (
         """CREATE TABLE analyses (
             match_id INTEGER PRIMARY KEY REFERENCES finished_matches (id) ON DELETE CASCADE,
@@ -214,7 +231,7 @@ def migrate_6(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4, migrate_5,
-                                     migrate_6)
+                                     migrate_8, migrate_6)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
