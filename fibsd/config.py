@@ -253,6 +253,16 @@ class Db:
     keepalives_count: int = checked(3, between(1, 100))
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """Engine analysis of finished matches (protocol/analysis.md): what players may ask
+    of it and where it is ranked."""
+
+    request_plies: int = checked(3, between(0, 4))
+    requests_per_day: int = checked(3, between(0, 1000))
+    ladder_min_matches: int = checked(5, between(1, 1000000))
+
+
 def redis_url(value: str) -> str | None:
     if value and not value.startswith(("redis://", "rediss://", "unix://")):
         return f"must be empty (no cluster) or a redis://, rediss:// or unix:// URL, not {shown(value)!r}"
@@ -334,6 +344,7 @@ class Settings:
     fair: FairPlay = field(default_factory=FairPlay)
     cluster: Cluster = field(default_factory=Cluster)
     db: Db = field(default_factory=Db)
+    analysis: Analysis = field(default_factory=Analysis)
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:
