@@ -255,11 +255,19 @@ class Db:
 
 @dataclass(frozen=True)
 class Analysis:
-    """Engine analysis of finished matches (protocol/analysis.md): what players may ask
-    of it and where it is ranked."""
+    """Engine analysis of finished matches by GNU Backgammon worker processes
+    (protocol/analysis.md, fibsd/analysis/)."""
 
-    request_plies: int = checked(3, between(0, 4))
-    requests_per_day: int = checked(3, between(0, 1000))
+    matches: str = checked("all", one_of("all", "rated", "none"))
+    plies: int = checked(2, between(0, 4))
+    workers: int = checked(1, between(0, 64))
+    lease: int = checked(900, between(10, 86400))
+    attempts: int = checked(3, between(1, 100))
+    time_limit: int = checked(600, between(1, 86400))
+    engine: str = "gnubg"
+    poll_ms: int = checked(2000, between(100, 600000))
+    deeper_plies: int = checked(3, between(0, 4))
+    deeper_per_day: int = checked(5, between(0, 1000))
     ladder_min_matches: int = checked(5, between(1, 1000000))
 
 

@@ -32,7 +32,7 @@ def stored(server: FakeServer, seed: int, players: tuple[str, str], finished: in
 
 @pytest.fixture
 def server() -> FakeServer:
-    server = FakeServer(settings=make_settings(**{"analysis.requests_per_day": 2}))
+    server = FakeServer(settings=make_settings(**{"analysis.deeper_per_day": 2}))
     for name in ("alice", "bob", "carol"):
         server.register(name)
     return server

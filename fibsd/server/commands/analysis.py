@@ -4,8 +4,8 @@ clients (protocol/analysis-command.md), and asking one's own match again, deeper
 Without a number it is the user's last finished match.  A finished analysis prints a
 header, both players' summaries (record order) and the ``WORST`` decisions that lost
 equity, worst first; a match without one says where its job is.  ``deeper`` queues one
-of the user's own matches again at ``[analysis] request_plies``, at most
-``requests_per_day`` times a day: the count is the store's (``analysis_requests``), so
+of the user's own matches again at ``[analysis] deeper_plies``, at most
+``deeper_per_day`` times a day: the count is the store's (``analysis_requests``), so
 neither logging in again nor another node of a cluster resets it.  The lines are in
 ``fibsd.wire.analysis_text``; the store is read on the database thread.
 """
@@ -97,13 +97,13 @@ def _deeper(session: Session, match: FinishedMatch) -> Any:
         session.send(text.NOT_YOURS)
         return None
     settings = session.settings.analysis
-    plies = settings.request_plies
+    plies = settings.deeper_plies
 
     def counted(asked: int) -> Any:
-        if asked >= settings.requests_per_day:
+        if asked >= settings.deeper_per_day:
             _log.info("{user} refused by {limit}", event="limit",
-                      limit="analysis.requests_per_day", user=me.name)
-            session.send(text.deeper_flood(settings.requests_per_day))
+                      limit="analysis.deeper_per_day", user=me.name)
+            session.send(text.deeper_flood(settings.deeper_per_day))
             return None
         return maybeDeferred(session.db.request_analysis, match_id, plies, me.name,
                              session.now()).addCallback(answered)
