@@ -149,6 +149,16 @@ def test_an_analysis_at_the_depth_asked_already_is_not_queued_again(server: Fake
     assert bob.lines() == [f"** Match #{match.id} is already analysed at 3-ply or deeper."]
 
 
+def test_no_deeper_analysis_where_analysis_is_off() -> None:
+    server = FakeServer(settings=make_settings(**{"analysis.matches": "none"}))
+    server.register("alice")
+    match = stored(server, 7, ("alice", "bob"), FINISHED)
+    alice = clip_user(server, "alice")
+    alice.send(f"analysis {match.id} deeper")
+    assert alice.lines() == ["** Analysis is off on this server."]
+    assert server.store.analysis(match.id or 0) is None
+
+
 def test_the_ready_notice_reaches_online_players_unless_they_set_it_off(
         server: FakeServer) -> None:
     match = stored(server, 7, ("alice", "bob"), FINISHED)

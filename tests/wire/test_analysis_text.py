@@ -35,7 +35,7 @@ LINES = [
     text.ready(42, ("alice", "bob")),
 ]
 ERRORS = [
-    text.USAGE, text.NOT_YOURS, text.no_match(7), text.no_matches("alice"),
+    text.USAGE, text.NOT_YOURS, text.OFF, text.no_match(7), text.no_matches("alice"),
     text.deeper_refused(42, 3), text.deeper_flood(3),
     *[text.state_line(42, state, "gnubg cannot read it") for state in
       ("queued", "running", "failed", "off")],

@@ -97,6 +97,9 @@ def _deeper(session: Session, match: FinishedMatch) -> Any:
         session.send(text.NOT_YOURS)
         return None
     settings = session.settings.analysis
+    if settings.matches == "none":
+        session.send(text.OFF)
+        return None
     plies = settings.deeper_plies
 
     def counted(asked: int) -> Any:
