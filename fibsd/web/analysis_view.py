@@ -24,7 +24,7 @@ SKILL_CLASS = {"doubtful": "doubtful", "bad": "bad", "very bad": "very-bad"}
 SKILL_COLOUR = {"doubtful": "#d9a400", "bad": "#e06a00", "very bad": "#b3001b"}
 PLAIN_COLOUR = "#8a8a8a"
 WIDTH, HEIGHT = 320, 150
-LEFT, RIGHT, TOP, BOTTOM = 34, 8, 12, 18
+LEFT, RIGHT, TOP, BOTTOM = 34, 8, 14, 18
 
 
 def _number(value: float | None, places: int = 4) -> float | None:
@@ -115,7 +115,8 @@ def marked_steps(by_step: dict[int, list[Mark]]) -> list[StepMark]:
 
 def error_chart(played: Replay, by_step: dict[int, list[Mark]], current: int | None) -> str:
     """Each decision's equity lost as a bar at its step: the first player's above the
-    line, the second's below, coloured by class; each bar links to its step."""
+    line, the second's below, coloured by class (an image: the marked steps' links are
+    beside it, as links inside an image are lost to screen readers)."""
     last = max(len(played.steps) - 1, 1)
     errors = [m.error for marks in by_step.values() for m in marks]
     top = max([0.1, *errors])
@@ -137,8 +138,11 @@ def error_chart(played: Replay, by_step: dict[int, list[Mark]], current: int | N
         f'{top:.2f}</text>',
         f'<text x="{LEFT - 3}" y="{HEIGHT - BOTTOM}" font-size="9" text-anchor="end">'
         f'{top:.2f}</text>',
-        f'<text x="{LEFT + 2}" y="{TOP + 8}" font-size="9">{escape(first)}</text>',
-        f'<text x="{LEFT + 2}" y="{HEIGHT - BOTTOM - 3}" font-size="9">{escape(second)}</text>',
+        # the names outside the plot, under and over it, so that no bar hides them
+        f'<text x="{WIDTH - RIGHT}" y="{TOP - 3}" font-size="9" text-anchor="end">'
+        f'{escape(first)} ▲</text>',
+        f'<text x="{(LEFT + WIDTH - RIGHT) / 2:.0f}" y="{HEIGHT - 5}" font-size="9" '
+        f'text-anchor="middle">{escape(second)} ▼</text>',
         f'<text x="{LEFT}" y="{HEIGHT - 5}" font-size="9">start</text>',
         f'<text x="{WIDTH - RIGHT}" y="{HEIGHT - 5}" font-size="9" text-anchor="end">end</text>',
     ]
@@ -155,9 +159,9 @@ def error_chart(played: Replay, by_step: dict[int, list[Mark]], current: int | N
             label = f"step {step}: {mark.player} lost {mark.error:.3f}"
             if mark.skill:
                 label += f" ({mark.skill})"
-            parts.append(f'<a href="?step={step}"><rect class="bar" x="{x:.1f}" y="{y:.1f}" '
+            parts.append(f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" data-step="{step}" '
                          f'width="{bar:.1f}" height="{size:.1f}" fill="{colour}">'
-                         f'<title>{escape(label)}</title></rect></a>')
+                         f'<title>{escape(label)}</title></rect>')
     parts.append("</svg>")
     return "".join(parts)
 
