@@ -82,9 +82,9 @@ def marks_by_step(played: Replay, marks: Sequence[Mark]) -> dict[int, list[Mark]
             where[(step.game, action)] = index
     found: dict[int, list[Mark]] = {}
     for mark in marks:
-        index = where.get((mark.game, mark.action))
-        if index is not None:
-            found.setdefault(index, []).append(mark)
+        shown = where.get((mark.game, mark.action))
+        if shown is not None:
+            found.setdefault(shown, []).append(mark)
     return found
 
 

@@ -373,7 +373,7 @@ class WebFace(Resource):
         if step > last:
             raise NotFound("No such step.")
         shown = played.steps[step]
-        found = await self.archive.analysis(m.id)
+        found = await self.archive.analysis(int(raw_id))
         marks = found.marks if found is not None and found.state == "done" else ()
         by_step = views.marks_by_step(played, marks)
         self._send(request, self._page(
@@ -388,7 +388,7 @@ class WebFace(Resource):
 
     async def match_json(self, request: Request, raw_id: str) -> None:
         m, played = await self._replay(int(raw_id))
-        found = await self.archive.analysis(m.id)
+        found = await self.archive.analysis(int(raw_id))
         marks = found.marks if found is not None and found.state == "done" else ()
         data = {
             "id": m.id,
@@ -426,7 +426,7 @@ class WebFace(Resource):
     async def match_sgf(self, request: Request, raw_id: str) -> None:
         """The match in gnubg's SGF with its analysis (fibsd.web.sgf), for gnubg's GUI."""
         m, played = await self._replay(int(raw_id))
-        found = await self.archive.analysis(m.id)
+        found = await self.archive.analysis(int(raw_id))
         done = found is not None and found.state == "done"
         text = sgf_text(played.players, played.length, played.games,
                         found.marks if found is not None and done else (),
