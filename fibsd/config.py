@@ -261,7 +261,7 @@ class Analysis:
     matches: str = checked("all", one_of("all", "rated", "none"))
     plies: int = checked(2, between(0, 4))
     workers: int = checked(1, between(0, 64))
-    lease: int = checked(900, between(10, 86400))
+    lease: int = checked(900, between(2, 86400))
     attempts: int = checked(3, between(1, 100))
     time_limit: int = checked(600, between(1, 86400))
     engine: str = "gnubg"

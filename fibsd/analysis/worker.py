@@ -79,9 +79,10 @@ class Worker:
         self.done = 0  # results kept
         self.failed = 0  # tries that failed
 
-    def serve(self, once: bool = False) -> None:
-        """Do jobs until stopped (``once``: until the queue has none due)."""
-        while True:
+    def serve(self, once: bool = False, orphaned: Callable[[], bool] = lambda: False) -> None:
+        """Do jobs until stopped (``once``: until the queue has none due; ``orphaned``:
+        until the server that started this worker is gone)."""
+        while not orphaned():
             job = self._patiently(lambda: self.store.claim_analysis(
                 self.clock(), self.settings.lease, self.settings.attempts), None)
             if job is None:
@@ -178,8 +179,23 @@ def _stop(signum: int, frame: Any) -> None:
     raise Stopping()
 
 
+def _die_with(parent: int) -> Callable[[], bool]:
+    """SIGTERM when ``parent`` dies (Linux's parent-death signal), and a check for it
+    between jobs elsewhere: a worker never outlives the server that started it."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # gone before the signal was asked for
+        raise Stopping()
+    return lambda: os.getppid() != parent
+
+
 def run(database: str, settings: WorkerSettings, *, once: bool = False, nice: int = 0,
-        name: str = "") -> int:
+        name: str = "", parent: int = 0) -> int:
     """A worker process's life: open the store, do jobs until stopped."""
     label = name or f"{socket.gethostname()}:{os.getpid()}"
 
@@ -195,12 +211,13 @@ def run(database: str, settings: WorkerSettings, *, once: bool = False, nice: in
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     try:
+        orphaned = _die_with(parent) if parent else (lambda: False)
         store = _open(database, log)
     except Stopping:
         return 0
     worker = Worker(store, settings, program, log)
     try:
-        worker.serve(once=once)
+        worker.serve(once=once, orphaned=orphaned)
     except Stopping:
         log("stopped")
     finally:
@@ -235,12 +252,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", default=defaults.engine)
     parser.add_argument("--nice", type=int, default=0)
     parser.add_argument("--name", default="")
+    parser.add_argument("--parent", type=int, default=0,
+                        help="stop when this process (the server) is gone")
     parser.add_argument("--once", action="store_true",
                         help="stop once no job is due (tests, benchmarks, cron)")
     args = parser.parse_args(argv)
     settings = WorkerSettings(args.lease, args.attempts, args.time_limit, args.poll,
                               args.engine)
-    return run(args.database, settings, once=args.once, nice=args.nice, name=args.name)
+    return run(args.database, settings, once=args.once, nice=args.nice, name=args.name,
+               parent=args.parent)
 
 
 if __name__ == "__main__":
