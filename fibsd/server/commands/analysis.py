@@ -97,7 +97,7 @@ def _deeper(session: Session, match: FinishedMatch) -> Any:
         session.send(text.NOT_YOURS)
         return None
     settings = session.settings.analysis
-    if settings.matches == "none":
+    if not session.services.analysis_on or settings.matches == "none":
         session.send(text.OFF)
         return None
     plies = settings.deeper_plies
