@@ -74,8 +74,10 @@ class EngineFailed(Exception):
 
 
 def find_gnubg(configured: str = "gnubg") -> str | None:
-    """The gnubg program to run: ``configured`` as a path or on PATH, then Debian's."""
-    for candidate in (configured, DEBIAN_GNUBG):
+    """The gnubg program to run: ``configured`` as a path, or a name on PATH and then
+    in Debian's place (not on every user's PATH)."""
+    fallback = [] if "/" in configured else [DEBIAN_GNUBG]
+    for candidate in (configured, *fallback):
         found = shutil.which(candidate)
         if found:
             return found

@@ -49,8 +49,8 @@ def analysis_state(settings: Analysis, database: str) -> tuple[bool, str]:
     if settings.matches == "none":
         return False, "analysis is off ([analysis] matches = \"none\")"
     if settings.workers and find_gnubg(settings.engine) is None:
-        return False, (f"analysis is off: no gnubg program ({settings.engine!r} nor"
-                       " /usr/games/gnubg); install GNU Backgammon (README)")
+        return False, (f"analysis is off: no gnubg program ([analysis] engine ="
+                       f" {settings.engine!r}); install GNU Backgammon (README)")
     if not settings.workers:
         return True, "analysis jobs are queued for workers run elsewhere (fibsd analyse)"
     if database == ":memory:":
@@ -64,6 +64,7 @@ class _Worker(ProcessProtocol):
         self.number = number
         self.ended: Deferred[None] = Deferred()
         self.started = 0.0
+        self.killer: Any = None  # the SIGKILL due if a stopping worker lingers
         self._partial = b""
 
     def errReceived(self, data: bytes) -> None:
@@ -75,6 +76,8 @@ class _Worker(ProcessProtocol):
     outReceived = errReceived
 
     def processEnded(self, reason: Failure) -> None:
+        if self.killer is not None and self.killer.active():
+            self.killer.cancel()
         self.ended.callback(None)
         self.service.ended(self, reason)
 
@@ -167,9 +170,7 @@ class AnalysisService(Service):
         for worker in list(self.workers.values()):
             ends.append(worker.ended)
             _signal(worker, "TERM")
-            killer = self.reactor.callLater(STOP_GRACE, _signal, worker, "KILL")
-            worker.ended.addBoth(lambda result, killer=killer: (
-                killer.cancel() if killer.active() else None, result)[1])
+            worker.killer = self.reactor.callLater(STOP_GRACE, _signal, worker, "KILL")
         return DeferredList(ends)
 
 

@@ -206,7 +206,7 @@ def run(database: str, settings: WorkerSettings, *, once: bool = False, nice: in
         os.nice(nice)
     program = find_gnubg(settings.engine)
     if program is None:
-        log(f"no gnubg program ({settings.engine!r} nor /usr/games/gnubg): analysis is off")
+        log(f"no gnubg program ([analysis] engine = {settings.engine!r}): analysis is off")
         return 3
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
