@@ -19,6 +19,7 @@ from fibsd.store.sqlite import SQLiteStore
 from fibsd.web.replay import replay
 from fibsd.web.sgf import sgf_text
 from fibsd.wire.mat import mat_text
+from tests.analysis.matches import fixed_matches
 from tests.web.analysis_records import planted
 from tests.web.conftest import Web, seed, start_web, stop_web
 from tests.web.records import finished_match
@@ -49,10 +50,14 @@ def largest_cube(games: list[dict[str, object]]) -> int:
 
 
 def test_the_moves_are_the_ones_gnubg_writes_itself(tmp_path: Path) -> None:
-    """Bar entries, hits, bear-offs, doubles, takes, drops, resignations, Crawford."""
+    """Bar entries, hits, bear-offs, doubles, takes, drops, resignations, Crawford,
+    unlimited matches, beavers."""
     compared = 0
-    for number in range(1, 13):
-        record = finished_match(number, 7, cube=0.15, resign=0.04).record
+    records = [finished_match(number, 7, cube=0.15, resign=0.04).record
+               for number in range(1, 13)]
+    # the analysis tests' fixed matches: unlimited ones, beavers (tests/analysis/matches.py)
+    records += [record for record, _ in fixed_matches().values()]
+    for number, record in enumerate(records):
         played = replay(record)
         if largest_cube(played.games) > 32:  # the .mat caps the cube (fibsd.wire.mat)
             continue
@@ -62,7 +67,7 @@ def test_the_moves_are_the_ones_gnubg_writes_itself(tmp_path: Path) -> None:
         mine = games_of(sgf_text(played.players, played.length, played.games))
         assert _same_but_openings(mine, theirs), (number, mine, theirs)
         compared += 1
-    assert compared >= 8
+    assert compared >= 11
 
 
 def _same_but_openings(mine: list[tuple[str, list[str]]],
