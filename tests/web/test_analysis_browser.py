@@ -30,8 +30,10 @@ async def test_the_replay_shows_the_marks_and_the_summary(
         browser: Browser, site: Web, analysed: dict[str, int], tmp_path: Path) -> None:  # noqa: F811
     shots = shots_dir(tmp_path)
     await browser.open(f"{site.base}/matches/{analysed['done']}?step=0")
+    assert await browser.texts("table.summary-table thead th") == ["Player", "alice", "bob"]
     assert await browser.texts("table.summary-table tbody tr") == [
-        "alice 6.50 4.50 1.50 +0.25 20 1 / 1 / 1", "bob 12.25 5.50 1.50 -0.25 21 0 / 1 / 0"]
+        "PR 6.50 12.25", "Checker error rate 4.50 5.50", "Cube error rate 1.50 1.50",
+        "Luck rate +0.25 -0.25", "Decisions 20 21", "Doubtful / bad / very bad 1 / 1 / 1 0 / 1 / 0"]
     assert await browser.texts("nav.marked a") != []
     bars = await browser.script(
         "var c = document.querySelector('svg.error-chart'); var r = c.getBoundingClientRect();"
@@ -51,6 +53,7 @@ async def test_the_replay_shows_the_marks_and_the_summary(
     assert float(now) > 34  # the chart marks the step shown
     assert step > 0
     assert await browser.fits_the_phone()
+    await browser.script("document.querySelector('p.mark').scrollIntoView({block: 'center'})")
     await browser.run(browser.driver.save_screenshot, str(shots / "replay-marked-step.png"))
     await browser.script("document.querySelector('section.analysis').scrollIntoView()")
     await browser.run(browser.driver.save_screenshot, str(shots / "replay-summary.png"))
