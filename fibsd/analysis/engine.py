@@ -5,7 +5,8 @@ gnubg is GPL, fibsd MIT: no fibsd module imports it.  ``run_gnubg`` starts Debia
 fibsd exported; the script below, fibsd's own text that only gnubg's interpreter runs,
 imports the file, analyses the match (``set threads 1``, the given plies for checker
 play and cube) and writes ``gnubg.match()`` as JSON, every cube equity put in
-gnubg's normalised terms (EMG) the way gnubg's own statistics count them.  Reading
+gnubg's normalised terms (EMG) the way gnubg's own statistics count them, and of each
+play's candidates only the best and the one played (with how many there were).  Reading
 that JSON into marks and summaries is ``fibsd.analysis.reading``'s.
 
 The process runs in a session of its own, at the lowest priority, without a terminal,
@@ -51,6 +52,12 @@ for game in match["games"]:
     for entry in game["game"]:
         player = 0 if entry.get("player") == "X" else 1
         analysis = entry.get("analysis") or {}
+        moves = analysis.get("moves")
+        if moves:  # only the best and the played play are read: less JSON to write
+            chosen = analysis.get("imove", 0)
+            analysis["fibsd-candidates"] = len(moves)
+            analysis["moves"] = [moves[0], moves[chosen]]
+            analysis["imove"] = 1
         if "nd-cubeful-eq" in analysis:
             nd, dt = analysis["nd-cubeful-eq"], analysis["dt-cubeful-eq"]
             if length:

@@ -126,7 +126,7 @@ def _game_marks(number: int, entries: Sequence[Mapping[str, Any]],
                 if mark is not None:
                     marks.append(mark)
             candidates = analysis.get("moves") or []
-            if len(candidates) > 1:
+            if analysis.get("fibsd-candidates", len(candidates)) > 1:
                 marks.append(_checker(number, index, name, action, candidates,
                                       int(analysis.get("imove", 0)), analysis.get("skill"),
                                       direction[name]))

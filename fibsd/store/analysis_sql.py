@@ -79,6 +79,16 @@ class AnalysisQueries:
             f" VALUES ({self._LAST_MATCH_ID}, 'queued', ?, ?)",
             (policy[1], float(match.finished)))
 
+    @staticmethod
+    def _rename_analyses(cursor: Cursor, name: str, new_name: str, user_id: int) -> None:
+        """Inside a rename: his summaries follow his results (a deleted namesake's
+        stay under the old name, as the results do)."""
+        cursor.execute(
+            "UPDATE analysis_players SET name = ? WHERE name = ? AND match_id IN"
+            " (SELECT id FROM finished_matches WHERE (winner = ? AND winner_id = ?)"
+            " OR (loser = ? AND loser_id = ?))",
+            (new_name, name, new_name, user_id, new_name, user_id))
+
     # the face (the contract of notes/analysis_interface.md)
 
     def analysis(self, match_id: int) -> MatchAnalysis | None:

@@ -442,6 +442,7 @@ class SQLStore(AnalysisQueries, GroupCommit, ABC):
                     cursor.execute(
                         f"UPDATE finished_matches SET {side} = ?"
                         f" WHERE {side} = ? AND {side}_id = ?", (new_name, name, user_id))
+                self._rename_analyses(cursor, name, new_name, user_id)
                 cursor.execute(
                     "UPDATE messages SET sender = ? WHERE sender = ?", (new_name, name))
         except self._NAME_CLASH as error:  # made meanwhile (PostgreSQL's writers run at once)

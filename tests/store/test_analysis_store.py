@@ -121,3 +121,13 @@ def test_profile_ladder_and_requests(any_store: Store) -> None:
     assert store.analysis(ids[0]).state == "queued"  # type: ignore[union-attr]
     assert store.analysis_requests("alice", 6999.0) == 1
     assert store.analysis_requests("alice", 7000.0) == 0
+
+
+def test_a_rename_takes_the_summaries_along(any_store: Store) -> None:
+    store = with_users(any_store, "alice", "bob")
+    match_id = finish(store, 100)
+    store.save_analysis(result(match_id, 4.0, 10.0))
+    store.rename_user("alice", "alicia")
+    assert [s.name for _, _, s in store.analyses_of("alicia", 5)] == ["alicia"]
+    assert store.analyses_of("alice", 5) == []
+    assert store.analysis(match_id).players[0].name == "alicia"  # type: ignore[union-attr]
