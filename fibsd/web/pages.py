@@ -515,6 +515,7 @@ class WebFace(Resource):
                 "finished": _when(m.finished),
                 "mat": f"/matches/{m.id}.mat",
                 "json": f"/matches/{m.id}.json",
+                "sgf": f"/matches/{m.id}.sgf",
             } for m in shown],
             "next": (f"/api/matches?player={_segment(name)}&page={page + 1}"
                      if len(found) > self.page_size else None),

@@ -163,7 +163,8 @@ async def test_the_match_list_api_pages_newest_first(web: Web, match_ids: list[i
     assert newest == {"id": match_ids[3], "players": ["alice", HOSTILE], "winner": "alice",
                       "length": 3, "score": newest["score"],
                       "finished": "2023-11-14T23:20:00Z", "mat": f"/matches/{match_ids[3]}.mat",
-                      "json": f"/matches/{match_ids[3]}.json"}
+                      "json": f"/matches/{match_ids[3]}.json",
+                      "sgf": f"/matches/{match_ids[3]}.sgf"}
     assert newest["score"][0] >= 3
     assert data["next"] == "/api/matches?player=alice&page=2"
     rest = json.loads((await web.get(data["next"])).body)
