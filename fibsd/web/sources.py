@@ -79,10 +79,6 @@ class Archive:
                                                           limit, offset)
         return d
 
-    def rating_steps(self, name: str, limit: int) -> Deferred[list[RatingStep]]:
-        d: Deferred[list[RatingStep]] = self._db.call("rating_steps", name, limit)
-        return d
-
     def analysis(self, match_id: int) -> Deferred[MatchAnalysis | None]:
         d: Deferred[MatchAnalysis | None] = self._db.call("analysis", match_id)
         return d
@@ -96,4 +92,8 @@ class Archive:
     def pr_ladder(self, min_matches: int, limit: int) -> Deferred[list[tuple[str, float, int]]]:
         d: Deferred[list[tuple[str, float, int]]] = self._db.call("pr_ladder", min_matches,
                                                                    limit)
+        return d
+
+    def rating_steps(self, name: str, limit: int) -> Deferred[list[RatingStep]]:
+        d: Deferred[list[RatingStep]] = self._db.call("rating_steps", name, limit)
         return d
