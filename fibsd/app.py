@@ -26,6 +26,7 @@ from fibsd.analysis.supervisor import AnalysisService
 from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
+from fibsd.server.analysis_notice import tell_ready
 from fibsd.server.access import (
     LoginThrottle, RefusalLog, RegistrationLimit, connection_caps, network)
 from fibsd.server.commands.admin import cut_off_banned
@@ -133,6 +134,8 @@ class FibsService(MultiService):
         self.shared = build_services(settings, self.db, Argon2Passwords(settings.passwords),
                                        reactor)
         self.shared.stop = reactor.stop  # `admin shutdown`; the stop triggers stopService
+        self.shared.analysis_on = self.analysis.queueing
+        self.analysis_listeners.append(self._tell_analysis_ready)
         self.db.on_down(partial(database_down, self.shared.lobby))  # matches say they wait
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
         self.sockets = GameSockets(self.factory, self.shared.refusals)
@@ -175,6 +178,12 @@ class FibsService(MultiService):
         (by any worker, on any machine); each of ``analysis_listeners`` hears it."""
         for listener in list(self.analysis_listeners):
             listener(match_id)
+
+    def _tell_analysis_ready(self, match_id: int) -> None:
+        """The players of the match on this node hear that its analysis is ready."""
+        tell_ready(self.shared.lobby, self.db, match_id).addErrback(
+            lambda failure: log.failure("analysis ready notice for {id}", failure,
+                                         id=match_id))
 
     def startService(self) -> None:
         super().startService()

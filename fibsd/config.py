@@ -280,6 +280,7 @@ class Analysis:
     poll_ms: int = checked(2000, between(100, 600000))
     deeper_plies: int = checked(3, between(0, 4))
     deeper_per_day: int = checked(5, between(0, 1000))
+    ladder_min_matches: int = checked(5, between(1, 1000000))
 
 
 def redis_url(value: str) -> str | None:
