@@ -51,6 +51,7 @@ from fibsd.store import (
     UnknownUser,
     UserRecord,
 )
+from fibsd.store.analysis_sql import AnalysisQueries
 from fibsd.store.batch import GroupCommit
 from fibsd.store.tokens import TokenQueries
 from fibsd.store.tournaments import (
@@ -110,7 +111,7 @@ def _finished(row: tuple[Any, ...]) -> FinishedMatch:
     return FinishedMatch(*row[1:10], id=row[0], tournament=row[10], tournament_round=row[11])
 
 
-class SQLStore(TokenQueries, GroupCommit, TournamentQueries, ABC):
+class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, TournamentQueries, ABC):
     """The ``Store`` methods over a SQL database; a subclass brings the connection."""
 
     # what the unique index on names raises when an account of the name exists
@@ -342,6 +343,7 @@ class SQLStore(TokenQueries, GroupCommit, TournamentQueries, ABC):
     ) -> None:
         with self._transaction() as cursor:
             self._finish(cursor, match, new_ratings)
+            self._queue_finished(cursor, match, new_ratings)
 
     @staticmethod
     def _finish(cursor: Cursor, match: FinishedMatch,
@@ -455,6 +457,7 @@ class SQLStore(TokenQueries, GroupCommit, TournamentQueries, ABC):
                     cursor.execute(
                         f"UPDATE finished_matches SET {side} = ?"
                         f" WHERE {side} = ? AND {side}_id = ?", (new_name, name, user_id))
+                self._rename_analyses(cursor, name, new_name, user_id)
                 cursor.execute(
                     "UPDATE messages SET sender = ? WHERE sender = ?", (new_name, name))
                 rename_in_tournaments(cursor, name, new_name)
@@ -590,6 +593,7 @@ class SQLStore(TokenQueries, GroupCommit, TournamentQueries, ABC):
                            (departure.dropper,))
             if adjudicated is not None:
                 self._finish(cursor, adjudicated, new_ratings)
+                self._queue_finished(cursor, adjudicated, new_ratings)
             for name, text in (notices or {}).items():
                 cursor.execute("INSERT INTO notices (recipient_id, text) VALUES (?, ?)",
                                (self._user_id(cursor, name), text))
