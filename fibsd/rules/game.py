@@ -61,7 +61,7 @@ from fibsd.rules.events import (
     Rolled,
     WinKind,
 )
-from fibsd.rules.movegen import check_play, legal_plays
+from fibsd.rules.movegen import check_play, search
 from fibsd.rules.play import Play
 from fibsd.rules.position import BAR, CHECKERS, Position
 
@@ -126,6 +126,8 @@ class Game:
         self._turn: int | None = None
         self._dice: Dice | None = None
         self._plays: tuple[Play, ...] = ()
+        # ``search``'s answer for the roll being played: the move is checked against it.
+        self._searched: tuple[tuple[Play, ...], tuple[int, ...]] | None = None
         self._playable = [0, 0]
         self._forced = [0, 0]
         self._cube = 1
@@ -299,7 +301,7 @@ class Game:
         ``automatic`` marks a play the server made for the player."""
         self._check_to_move(player)
         assert self._dice is not None
-        play = check_play(self.position_for(player), self._dice, tuple(pairs))
+        play = check_play(self.position_for(player), self._dice, tuple(pairs), self._searched)
         return self._emit(self._played(player, play, automatic))
 
     def auto_move(self, player: int, play: Play) -> tuple[Event, ...]:
@@ -444,7 +446,8 @@ class Game:
         return tuple(events)
 
     def _dice_rolled(self, player: int, dice: Dice, announce: bool = False) -> list[Event]:
-        plays = legal_plays(self.position_for(player), dice)
+        searched = search(self.position_for(player), dice)
+        plays = searched[0]
         playable = max((len(play.moves) for play in plays), default=0)
         self._playable[player] = playable
         if announce and playable == 1:
@@ -458,6 +461,7 @@ class Game:
         else:
             self._dice = dice
             self._plays = plays
+            self._searched = searched  # the move that follows is checked against it
             self._phase = Phase.MOVE
         return events
 
