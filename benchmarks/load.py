@@ -179,6 +179,16 @@ def serve(config: str, nodelay: bool) -> None:
         FibsProtocol.connectionMade = connection_made  # type: ignore[method-assign]
     from fibsd.__main__ import main
 
+    profile = os.environ.get("FIBSD_PROFILE")
+    if profile:  # --profile: the reactor thread under cProfile, written at exit
+        import cProfile
+
+        profiler = cProfile.Profile()
+        try:
+            code = profiler.runcall(main, ["--config", config])
+        finally:
+            profiler.dump_stats(profile)
+        sys.exit(code)
     sys.exit(main(["--config", config]))
 
 
@@ -1268,6 +1278,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="with --nodes: the fraction of bot pairs split across two nodes")
     parser.add_argument("--compare", action="store_true",
                         help="run on one node, then on --nodes nodes, and print both")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="run the server's reactor thread under cProfile, stats to FILE")
     parser.add_argument("--ab", metavar="REFS",
                         help="comma-separated git refs (. is this checkout) to run the same "
                              "load against, interleaved, each from a temporary worktree")
@@ -1277,6 +1289,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--pairs", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     options.tree = None  # the checkout whose server runs (--ab sets another one's)
+    if options.profile:  # read by the server subprocess (serve)
+        os.environ["FIBSD_PROFILE"] = str(Path(options.profile).resolve())
     if options.ab and (options.nodes > 1 or options.compare):
         parser.error("--ab compares commits on one node: leave out --nodes and --compare")
     if options.nodes > 1 or options.compare:

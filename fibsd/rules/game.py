@@ -137,7 +137,8 @@ class Game:
         self._resignation: Resignation | None = None
         self._resume = Phase.ROLL
         self._result: GameWon | None = None
-        self._history: list[Event] = []
+        # A tuple, extended once per action, read several times per action (each board).
+        self._history: tuple[Event, ...] = ()
 
     @classmethod
     def at_position(
@@ -263,7 +264,7 @@ class Game:
 
     @property
     def history(self) -> tuple[Event, ...]:
-        return tuple(self._history)
+        return self._history
 
     # -- actions -------------------------------------------------------------------
 
@@ -442,8 +443,9 @@ class Game:
     # -- transitions -------------------------------------------------------------------
 
     def _emit(self, events: list[Event]) -> tuple[Event, ...]:
-        self._history.extend(events)
-        return tuple(events)
+        emitted = tuple(events)
+        self._history += emitted
+        return emitted
 
     def _dice_rolled(self, player: int, dice: Dice, announce: bool = False) -> list[Event]:
         searched = search(self.position_for(player), dice)

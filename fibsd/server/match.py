@@ -224,6 +224,9 @@ class LiveMatch:
         self._waiting: deque[Deferred[None]] = deque()  # see ``when_saved``
         self._writes: deque[_Write] = deque()  # not yet stored; the first is under way
         self.paused = False  # a write failed for want of the database: see the docstring
+        self._head: str | None = None  # the record's unchanging start (``to_record``)
+        self._boards: dict[tuple[Any, ...], str] = {}  # see ``_board_line``
+        self._boards_state: tuple[int, int, bool] | None = None
 
     # -- creating and saving ---------------------------------------------------------
 
@@ -250,18 +253,19 @@ class LiveMatch:
         """The saved match: players, colours and the rules' full record, as JSON text.
         Written at every action, so the rules' record comes as text encoded only as far
         as the last call (``Match.record_text``) and is set into the rest."""
-        head = {
-            "format": RECORD_FORMAT,
-            "players": list(self.names),
-            "o_first": self.o_first,
-            "length": self.rules.length,
-        }
+        if self._head is None:  # the same for the whole match
+            self._head = compact({
+                "format": RECORD_FORMAT,
+                "players": list(self.names),
+                "o_first": self.o_first,
+                "length": self.rules.length,
+            })[:-1]
         tail: dict[str, Any] = {}
         if self.fair is not None:
             tail["dice"] = self.fair.to_record()
         if self.own_turn_drops is not None:
             tail["own_turn_drops"] = list(self.own_turn_drops)
-        text = f'{compact(head)[:-1]},"match":{self.rules.record_text()}'
+        text = f'{self._head},"match":{self.rules.record_text()}'
         return f"{text},{compact(tail)[1:]}" if tail else f"{text}}}"
 
     @classmethod
@@ -404,16 +408,34 @@ class LiveMatch:
                        else user.watching or self.names[0])
         plays = seen_as == user.name
         player = self.names.index(seen_as)
-        view = self.board_view(player, plays=plays, rolled=rolled)
         style = user.variables.get("boardstyle", "3")
         if style not in ("1", "2"):
-            return [format_board(view)]
+            return [self._board_line(player, plays, rolled)]
+        view = self.board_view(player, plays=plays, rolled=rolled)
         status = None
         if self.rules.pending_double is not None:
             status = f"{self.names[self.rules.pending_double.player]} doubled."
         elif self.rules.pending_resignation is not None:
             status = f"{self.names[self.rules.pending_resignation.player]} wants to resign."
         return render_board(view, int(style), own_name=user.name, status=status)
+
+    def _board_line(self, player: int, plays: bool,
+                    rolled: tuple[int, tuple[int, int]] | None) -> str:
+        """The ``board:`` line of one point of view, made once while the match stands
+        still and shared by everyone who sees it so (every watcher of a player).  The
+        match stands still while its game has the same events (doubles, answers and
+        resignations are events too) and the same game is played."""
+        game = self.rules.game
+        state = (self.rules.number, 0 if game is None else len(game.history),
+                 self._ending_game)
+        if state != self._boards_state:
+            self._boards_state, self._boards = state, {}
+        key = (player, plays, rolled)
+        line = self._boards.get(key)
+        if line is None:
+            line = self._boards[key] = format_board(
+                self.board_view(player, plays=plays, rolled=rolled))
+        return line
 
     def pips(self, player: int) -> tuple[int, int]:
         """(``player``'s pips, the opponent's)."""
