@@ -179,6 +179,8 @@ def serve(config: str, nodelay: bool) -> None:
         FibsProtocol.connectionMade = connection_made  # type: ignore[method-assign]
     from fibsd.__main__ import main
 
+    if os.environ.get("FIBSD_STALLS"):
+        watch_stalls(os.environ["FIBSD_STALLS"])
     profile = os.environ.get("FIBSD_PROFILE")
     if profile:  # --profile: the reactor thread under cProfile, written at exit
         import cProfile
@@ -190,6 +192,76 @@ def serve(config: str, nodelay: bool) -> None:
             profiler.dump_stats(profile)
         sys.exit(code)
     sys.exit(main(["--config", config]))
+
+
+def watch_stalls(path: str) -> None:
+    """``--stalls FILE``, in the server: what could hold a command's answer, measured
+    from inside.  Written to FILE at exit: the reactor's lateness (a call due every
+    5 ms, how late it ran: the reactor was busy or starved of CPU), each garbage
+    collection's pause by generation, and each batch of saves on the database thread
+    (how long it waited in the queue and how long it took)."""
+    import atexit
+    import gc
+
+    from twisted.internet import reactor
+
+    from fibsd.server import dbthread
+
+    lateness: list[float] = []
+    pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+    batches: list[tuple[float, float, int]] = []
+    state = {"due": 0.0, "gc": 0.0}
+
+    def tick() -> None:
+        now = time.perf_counter()
+        if state["due"]:
+            lateness.append(now - state["due"])
+        state["due"] = now + 0.005
+        reactor.callLater(0.005, tick)
+
+    def collected(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            state["gc"] = time.perf_counter()
+        else:
+            pauses[info["generation"]].append(time.perf_counter() - state["gc"])
+
+    write = dbthread.DatabaseThread._write_batch
+
+    def timed_write(self: Any, batch: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return write(self, batch)
+        finally:
+            batches.append((started - getattr(batch, "made", started),
+                            time.perf_counter() - started, len(batch.saves)))
+
+    made = dbthread._SaveBatch.__init__
+
+    def stamped(self: Any) -> None:
+        made(self)
+        self.made = time.perf_counter()
+
+    dbthread._SaveBatch.__init__ = stamped  # type: ignore[method-assign]
+    dbthread.DatabaseThread._write_batch = timed_write  # type: ignore[method-assign]
+
+    def report() -> None:
+        def spread(values: list[float]) -> str:
+            if not values:
+                return "none"
+            return (f"{len(values)}: p50 {percentile(values, .5) * 1000:.1f} ms, p99 "
+                    f"{percentile(values, .99) * 1000:.1f} ms, max {max(values) * 1000:.1f} ms, "
+                    f"over 50 ms {sum(v > .05 for v in values)}")
+        with open(path, "w") as out:
+            print(f"reactor lateness: {spread(lateness)}", file=out)
+            for generation, values in pauses.items():
+                print(f"gc generation {generation}: {spread(values)}", file=out)
+            print(f"save batches, queued: {spread([b[0] for b in batches])}", file=out)
+            print(f"save batches, written: {spread([b[1] for b in batches])}; saves per "
+                  f"batch {sum(b[2] for b in batches) / max(len(batches), 1):.1f}", file=out)
+
+    gc.callbacks.append(collected)
+    reactor.callWhenRunning(tick)
+    atexit.register(report)
 
 
 def free_port() -> int:
@@ -304,6 +376,13 @@ class ServerProcess:
 
     def cpu(self) -> float:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def reactor_cpu(self) -> float:
+        """CPU seconds of the main (reactor) thread alone: the rest of ``cpu`` is the
+        database thread, the checkpoint thread and the password hashers."""
+        stat = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/stat").read_text()
+        fields = stat.rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def memory(self) -> tuple[int, int]:
@@ -1050,12 +1129,14 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
         events0 = sum(v.events for v in viewers)
         await each(groups, "begin_window")
         cpus0 = server.cpus()
+        reactor0 = sum(node.reactor_cpu() for node in server.nodes)
         busy0 = machine_busy()
         window = time.perf_counter()
         await sleep(reactor, options.duration)
         elapsed = time.perf_counter() - window
         measured = await each(groups, "end_window")
         cpus = [after - before for before, after in zip(cpus0, server.cpus())]
+        reactor_cpu = sum(node.reactor_cpu() for node in server.nodes) - reactor0
         busy = [after - before for before, after in zip(busy0, machine_busy())]
         cpu = sum(cpus)
         latencies = [value for part in measured for value in part["latencies"]]
@@ -1082,7 +1163,8 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
         figures.update(actions=actions / elapsed, cpus=[used / elapsed for used in cpus],
                        p50=percentile(latencies, .5), p99=percentile(latencies, .99),
                        load=os.getloadavg()[0])
-        print(f"server CPU per game action: {cpu / max(actions, 1) * 1000:.3f} ms "
+        print(f"server CPU per game action: {cpu / max(actions, 1) * 1000:.3f} ms, of which "
+              f"the reactor thread {reactor_cpu / max(actions, 1) * 1000:.3f} ms "
               f"(load average {figures['load']:.2f})")
         if options.nodes > 1:
             for kind in ("same", "cross"):
@@ -1280,6 +1362,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="run on one node, then on --nodes nodes, and print both")
     parser.add_argument("--profile", metavar="FILE",
                         help="run the server's reactor thread under cProfile, stats to FILE")
+    parser.add_argument("--stalls", metavar="FILE",
+                        help="the server writes its reactor lateness, garbage collection "
+                             "pauses and save batches' waits to FILE at exit")
     parser.add_argument("--ab", metavar="REFS",
                         help="comma-separated git refs (. is this checkout) to run the same "
                              "load against, interleaved, each from a temporary worktree")
@@ -1289,6 +1374,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--pairs", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     options.tree = None  # the checkout whose server runs (--ab sets another one's)
+    if options.stalls:  # read by the server subprocess (serve)
+        os.environ["FIBSD_STALLS"] = str(Path(options.stalls).resolve())
     if options.profile:  # read by the server subprocess (serve)
         os.environ["FIBSD_PROFILE"] = str(Path(options.profile).resolve())
     if options.ab and (options.nodes > 1 or options.compare):
