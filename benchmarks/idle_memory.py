@@ -28,7 +28,11 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+# ``--tree DIR``: another commit's checkout (a ``git worktree``), its server and its
+# test helpers measured instead of this one's; read before anything is imported.
+TREE = (Path(sys.argv[sys.argv.index("--tree") + 1]).resolve() if "--tree" in sys.argv
+        else REPO)
+sys.path.insert(0, str(TREE))
 
 from twisted.internet.address import IPv4Address  # noqa: E402
 from twisted.internet.testing import StringTransport  # noqa: E402
@@ -79,6 +83,7 @@ def main() -> None:
     parser.add_argument("--quiet-logins", action="store_true",
                         help="no fan-out to the others for the warm-up logins")
     parser.add_argument("--top", type=int, default=12, help="largest lines shown")
+    parser.add_argument("--tree", help="another commit's checkout to measure")
     options = parser.parse_args()
     warm = options.warm or options.users * 9 // 10
     server = FakeServer(settings=make_settings(**{"limits.max_users": options.users + 10}))
@@ -89,10 +94,11 @@ def main() -> None:
     lobby = server.services.lobby
     protocols: list[Any] = []
     if options.quiet_logins:
-        fan_out = lobby.local_users
-        lobby.local_users = lambda: ()  # type: ignore[method-assign]
+        # What a login's fan-out walks: ``local_users`` (``users`` in older commits).
+        walk = "local_users" if hasattr(lobby, "local_users") else "users"
+        setattr(lobby, walk, lambda: ())
         log_in(server, names[:warm], protocols)
-        lobby.local_users = fan_out  # type: ignore[method-assign]
+        delattr(lobby, walk)  # the class's method again
     else:
         log_in(server, names[:warm], protocols)
     tracemalloc.start(4)
@@ -107,7 +113,7 @@ def main() -> None:
         raise SystemExit(f"{online} users online, not {options.users}")
     stats = after.compare_to(before, "lineno")
     total = sum(stat.size_diff for stat in stats)
-    print(f"{online} idle CLIP users online ({time.perf_counter() - started:.0f} s); "
+    print(f"{TREE}: {online} idle CLIP users online ({time.perf_counter() - started:.0f} s); "
           f"the last {measured} hold {total / measured:,.0f} bytes each "
           f"({total / measured / 1024:.2f} KB)")
     for stat in sorted(stats, key=lambda s: -s.size_diff)[:options.top]:

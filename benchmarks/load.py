@@ -196,10 +196,10 @@ def serve(config: str, nodelay: bool) -> None:
 
 def watch_stalls(path: str) -> None:
     """``--stalls FILE``, in the server: what could hold a command's answer, measured
-    from inside.  Written to FILE at exit: the reactor's lateness (a call due every
-    5 ms, how late it ran: the reactor was busy or starved of CPU), each garbage
-    collection's pause by generation, and each batch of saves on the database thread
-    (how long it waited in the queue and how long it took)."""
+    from inside over the play window (load.py signals its start and end): the reactor's
+    lateness (a call due every 5 ms, how late it ran: the reactor was busy or starved of
+    CPU), each garbage collection's pause by generation, and each batch of saves on the
+    database thread (how long it waited to be written and how long it took)."""
     import atexit
     import gc
 
@@ -259,9 +259,22 @@ def watch_stalls(path: str) -> None:
             print(f"save batches, written: {spread([b[1] for b in batches])}; saves per "
                   f"batch {sum(b[2] for b in batches) / max(len(batches), 1):.1f}", file=out)
 
+    def window(signum: int, frame: Any) -> None:
+        """SIGUSR1 (the window begins): forget what came before; SIGUSR2 (it ends):
+        write the report now, of the window alone."""
+        if signum == signal.SIGUSR1:
+            lateness.clear()
+            batches.clear()
+            for values in pauses.values():
+                values.clear()
+        else:
+            report()
+
     gc.callbacks.append(collected)
     reactor.callWhenRunning(tick)
-    atexit.register(report)
+    signal.signal(signal.SIGUSR1, window)
+    signal.signal(signal.SIGUSR2, window)
+    atexit.register(lambda: None if Path(path).exists() else report())
 
 
 def free_port() -> int:
@@ -1128,6 +1141,9 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
                   f"{sum(v.refused for v in viewers)} refused")
         events0 = sum(v.events for v in viewers)
         await each(groups, "begin_window")
+        if options.stalls:
+            for node in server.nodes:
+                node.process.send_signal(signal.SIGUSR1)
         cpus0 = server.cpus()
         reactor0 = sum(node.reactor_cpu() for node in server.nodes)
         busy0 = machine_busy()
@@ -1137,6 +1153,9 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
         measured = await each(groups, "end_window")
         cpus = [after - before for before, after in zip(cpus0, server.cpus())]
         reactor_cpu = sum(node.reactor_cpu() for node in server.nodes) - reactor0
+        if options.stalls:
+            for node in server.nodes:
+                node.process.send_signal(signal.SIGUSR2)
         busy = [after - before for before, after in zip(busy0, machine_busy())]
         cpu = sum(cpus)
         latencies = [value for part in measured for value in part["latencies"]]
