@@ -225,7 +225,7 @@ class LiveMatch:
         self._writes: deque[_Write] = deque()  # not yet stored; the first is under way
         self.paused = False  # a write failed for want of the database: see the docstring
         self._head: str | None = None  # the record's unchanging start (``to_record``)
-        self._boards: dict[tuple[Any, ...], str] = {}  # see ``_board_line``
+        self._boards: dict[tuple[Any, ...], Any] = {}  # see ``_standing``
         self._boards_state: tuple[int, int, bool] | None = None
 
     # -- creating and saving ---------------------------------------------------------
@@ -359,6 +359,16 @@ class LiveMatch:
                    rolled: tuple[int, tuple[int, int]] | None = None) -> BoardView:
         """``player``'s view; ``rolled`` shows a roll the engine already passed on
         (a roll that could not be played)."""
+        seats, table = self._table(rolled)
+        return board_view(self.rules.position_for(player), seats[player], seats[1 - player],
+                          table, recipient_plays=plays)
+
+    def _table(self, rolled: tuple[int, tuple[int, int]] | None) -> tuple[list[Seat], Table]:
+        """Both seats and the table of the boards, the same for every point of view:
+        made once while the match stands still (``_standing``)."""
+        cached = self._standing().get(("table", rolled))
+        if cached is not None:
+            return cached  # type: ignore[return-value]
         rules = self.rules
         game = rules.game
         score = self.score_before_game() if self._ending_game else rules.score
@@ -390,8 +400,8 @@ class LiveMatch:
                          else rules.redouble_limit)
         table = Table(rules.length or UNLIMITED, rules.cube, turn, doubled,
                       rules.did_crawford, redoubles)
-        return board_view(rules.position_for(player), seats[player], seats[1 - player], table,
-                          recipient_plays=plays)
+        self._boards[("table", rolled)] = (seats, table)
+        return seats, table
 
     def _opening_dice(self) -> bool:
         game = self.rules.game
@@ -425,17 +435,22 @@ class LiveMatch:
         still and shared by everyone who sees it so (every watcher of a player).  The
         match stands still while its game has the same events (doubles, answers and
         resignations are events too) and the same game is played."""
+        key = (player, plays, rolled)
+        line = self._standing().get(key)
+        if line is None:
+            line = format_board(self.board_view(player, plays=plays, rolled=rolled))
+            self._boards[key] = line
+        return line
+
+    def _standing(self) -> dict[tuple[Any, ...], Any]:
+        """What the boards of the match as it stands share (``_board_line``,
+        ``_table``), emptied once it moves on."""
         game = self.rules.game
         state = (self.rules.number, 0 if game is None else len(game.history),
                  self._ending_game)
         if state != self._boards_state:
             self._boards_state, self._boards = state, {}
-        key = (player, plays, rolled)
-        line = self._boards.get(key)
-        if line is None:
-            line = self._boards[key] = format_board(
-                self.board_view(player, plays=plays, rolled=rolled))
-        return line
+        return self._boards
 
     def pips(self, player: int) -> tuple[int, int]:
         """(``player``'s pips, the opponent's)."""
