@@ -119,5 +119,5 @@ class Position:
         return f"Position.from_position_id({self.position_id()!r})"
 
 
-_SET_PLAYER = Position.player.__set__  # type: ignore[attr-defined]
-_SET_OPPONENT = Position.opponent.__set__  # type: ignore[attr-defined]
+_SET_PLAYER = Position.player.__set__  # type: ignore[attr-defined,misc]
+_SET_OPPONENT = Position.opponent.__set__  # type: ignore[attr-defined,misc]
