@@ -105,8 +105,10 @@ class BoardView:
             raise ValueError(f"the board has {SLOTS} slots, not {len(self.board)}")
         if len(self.player_dice) != 2 or len(self.opponent_dice) != 2:
             raise ValueError("each dice pair has two values")
+        # A name is one word (``str.split`` cuts at exactly the characters ``isspace``
+        # calls white): made for every board line sent, so without a loop in Python.
         for name in (self.player, self.opponent):
-            if not name or ":" in name or any(c.isspace() for c in name):
+            if ":" in name or name.split() != [name]:
                 raise ValueError(f"bad name {name!r}")
 
     def values(self) -> tuple[int | str, ...]:
