@@ -100,7 +100,15 @@ from fibsd.wire import fair_text
 from fibsd.wire import game_text as text
 from fibsd.wire import listings_text
 from fibsd.wire.ascii_board import render_board
-from fibsd.wire.board import UNLIMITED, BoardView, Colour, Seat, Table, board_view, format_board
+from fibsd.wire.board import (
+    UNLIMITED,
+    BoardView,
+    Colour,
+    Seat,
+    Table,
+    board_line,
+    board_view,
+)
 from fibsd.wire.ratings_text import format_rating_calculation
 
 _log = Logger()
@@ -449,7 +457,9 @@ class LiveMatch:
         key = (player, plays, rolled)
         line = self._standing().get(key)
         if line is None:
-            line = format_board(self.board_view(player, plays=plays, rolled=rolled))
+            seats, table = self._table(rolled)
+            line = board_line(self.rules.position_for(player), seats[player],
+                              seats[1 - player], table, recipient_plays=plays)
             self._boards[key] = line
         return line
 

@@ -336,6 +336,45 @@ def board_view(position: Position, me: Seat, them: Seat, table: Table, *,
     )
 
 
+def board_line(position: Position, me: Seat, them: Seat, table: Table, *,
+               recipient_plays: bool = True) -> str:
+    """``format_board(board_view(...))`` with the same arguments, without the view in
+    between: the server sends a ``board:`` line per point of view at every action, and
+    most recipients want only the line (boardstyle 3)."""
+    if me.colour is them.colour:
+        raise ValueError(f"both players are {me.colour.name}")
+    colour = int(me.colour)
+    o = colour == 1
+    values = (
+        YOU if recipient_plays else me.name,
+        them.name,
+        table.match_length,
+        me.score,
+        them.score,
+        *absolute_board(position, me.colour),
+        0 if table.turn is None else int(table.turn),
+        *me.dice,
+        *them.dice,
+        table.cube,
+        int(me.may_double),
+        int(them.may_double),
+        int(table.doubled is me.colour),
+        colour,
+        -colour,
+        0 if o else 25,
+        25 if o else 0,
+        position.player_off,
+        position.opponent_off,
+        position.player[BAR],
+        position.opponent[BAR],
+        me.can_move,
+        me.forced_move,
+        int(table.post_crawford),
+        table.redoubles,
+    )
+    return PREFIX + ":" + ":".join(map(str, values))
+
+
 def view_position(view: BoardView, colour: Colour) -> Position:
     """The engine's Position seen by the side playing ``colour`` (the inverse of
     ``absolute_board``); checkers of the wrong sign on a bar slot raise ValueError.

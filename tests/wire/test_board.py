@@ -19,6 +19,7 @@ from fibsd.wire.board import (
     Seat,
     Table,
     absolute_board,
+    board_line,
     board_view,
     consistency_problems,
     format_board,
@@ -214,6 +215,25 @@ def test_built_views_round_trip(position: Position, colour: Colour, roll: tuple[
     assert parse_board(format_board(view)) == view
     assert consistency_problems(view) == []
     assert view_position(view, colour) == position
+
+
+seats = st.builds(Seat, st.sampled_from(["alice", "bob7"]), st.sampled_from(Colour),
+                  st.integers(0, 30), st.sampled_from([(0, 0), (3, 5), (6, 6)]),
+                  st.booleans(), st.integers(0, 4), st.integers(0, 6))
+tables = st.builds(Table, st.sampled_from([1, 7, 9999]), st.sampled_from([1, 2, 64]),
+                   st.sampled_from([None, *Colour]), st.sampled_from([None, *Colour]),
+                   st.booleans(), st.integers(0, 99))
+
+
+@given(positions(), seats, tables, st.booleans())
+def test_board_line_is_the_formatted_view(position: Position, me: Seat, table: Table,
+                                          plays: bool) -> None:
+    """The server's shortcut writes exactly the line of the view it skips."""
+    them = Seat("carol", me.colour.other, 1, (2, 1), not me.may_double, 2, 1)
+    assert board_line(position, me, them, table, recipient_plays=plays) == format_board(
+        board_view(position, me, them, table, recipient_plays=plays))
+    with pytest.raises(ValueError):
+        board_line(position, me, me, table)
 
 
 def test_o_moves_down_and_x_moves_up() -> None:
