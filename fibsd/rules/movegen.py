@@ -352,12 +352,11 @@ def check_play(position: Position, dice: tuple[int, int], pairs: Sequence[tuple[
         if not (1 <= src <= 25 and 0 <= dst <= 24):
             raise ValueError(f"not a pair of points: {(src, dst)!r}")
     plays, usable = _plays(position, dice) if searched is None else searched
-    by_result = {play.result: play for play in plays}
     required = len(usable)
     board = [position.player_off, *position.player]
     opponent = list(position.opponent)
 
-    found = _match(board, opponent, list(pairs), usable, (), by_result)
+    found = _match(board, opponent, list(pairs), usable, (), plays)
     if found is not None:
         return found
     if not pairs and not plays:
@@ -372,7 +371,7 @@ def _match(
     paths: list[tuple[int, int]],
     dice: tuple[int, ...],
     moves: tuple[Move, ...],
-    by_result: dict[Position, Play],
+    plays: Sequence[Play],
 ) -> Play | None:
     """Walk each typed pair as one checker's path, a die at a time, until every path is
     done and every die used; the first legal result wins.
@@ -385,8 +384,13 @@ def _match(
     if not dice:
         if any(at != dst for at, dst in paths):
             return None
-        play = by_result.get(Position(tuple(board[1:]), tuple(opponent)))
-        return None if play is None else Play(moves, play.result)
+        # The legal play with this result, if any: looked up by scanning, since a
+        # move reaches this end once or twice and a table of every result costs more.
+        mine, theirs = tuple(board[1:]), tuple(opponent)
+        for play in plays:
+            if play.result.player == mine and play.result.opponent == theirs:
+                return Play(moves, play.result)
+        return None
     for index, (at, dst) in enumerate(paths):
         if at == dst:
             continue
@@ -403,7 +407,7 @@ def _match(
             after, side = _apply(board, opponent, step)
             rest = list(paths)
             rest[index] = (step.dst, dst)
-            found = _match(after, side, rest, _without(dice, (die,)), moves + (step,), by_result)
+            found = _match(after, side, rest, _without(dice, (die,)), moves + (step,), plays)
             if found is not None:
                 return found
     return None
