@@ -5,6 +5,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fibsd.rules.dice import ScriptedDice
 from fibsd.rules.errors import InvalidRecord
@@ -314,3 +316,16 @@ def test_a_record_text_follows_whichever_histories_it_is_given() -> None:
                         match.autodouble, match.score)
         assert (text.text(header, [game.history for game in match.games])
                 == compact(match.to_record()))
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_json)
+def test_compact_writes_what_json_dumps_writes(data: object) -> None:
+    """The shared encoder changes the cost of a record's text, not one byte of it."""
+    assert compact(data) == json.dumps(data, separators=(",", ":"))
