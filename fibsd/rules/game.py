@@ -450,7 +450,9 @@ class Game:
     def _dice_rolled(self, player: int, dice: Dice, announce: bool = False) -> list[Event]:
         searched = search(self.position_for(player), dice)
         plays = searched[0]
-        playable = max((len(play.moves) for play in plays), default=0)
+        # Every legal play uses the dice the search counts (the most that can be used):
+        # counted from them, not by a walk over the plays (hundreds for some doubles).
+        playable = len(searched[1])
         self._playable[player] = playable
         if announce and playable == 1:
             # a bear-off with a larger die than its distance counts as the larger die

@@ -27,7 +27,7 @@ from fibsd.rules.errors import (
     WrongDistance,
     WrongMoveCount,
 )
-from fibsd.rules.movegen import check_play, dice_playable, legal_plays
+from fibsd.rules.movegen import check_play, dice_playable, legal_plays, search
 from fibsd.rules.notation import format_standard
 from fibsd.rules.play import Move
 from fibsd.rules.position import Position
@@ -309,6 +309,15 @@ def test_every_legal_play_checks() -> None:
         for play in legal_plays(position, dice):
             pairs = [(move.src, move.dst) for move in play.moves]
             assert check_play(position, dice, pairs) == play
+
+
+def test_every_legal_play_uses_the_dice_the_search_counts() -> None:
+    """Every legal play moves as many checkers as the search says a roll's play uses
+    (the game takes its "playable" count from the search, not from the plays)."""
+    for position, dice in QUERIES:
+        plays, used = search(position, dice)
+        assert [len(play.moves) for play in plays] == [len(used)] * len(plays), (position, dice)
+        assert max((len(play.moves) for play in plays), default=0) == len(used)
 
 
 # -- check_play ----------------------------------------------------------------------------
