@@ -401,6 +401,7 @@ TEXT_RULES: tuple[Rule, ...] = (
           r"|  Abandoned matches: [0-9]+ of [0-9]+ .*)$",
           ev.Information, kind="whois"),
     _rule(r"^(?P<text>fairdice: .*)$", ev.Information, kind="fairdice"),
+    _rule(r"^(?P<text>(?:    )?clock: .*)$", ev.Information, kind="clock"),
     _rule(r"^(?P<text>n: [0-9]+|Chi-square of the .*)$", ev.Information, kind="dicetest"),
     _rule(rf"^(?P<text>The current settings are:|(?:{_TOGGLES}) +(?:YES|NO))$", ev.Information, kind="toggles"),
     _rule(r"^(?P<text>Settings of variables:|(?:boardstyle|linelength|pagelength|redoubles|sortwho|timezone):"
