@@ -40,7 +40,7 @@ MAX_PER_POINT = 3600
 # Reserve left, in seconds, at which the player on the clock is warned.
 WARNINGS = (60, 10)
 
-_PART = re.compile(r"^(\d{1,4})([sm])$")
+_PART = re.compile(r"^([0-9]{1,4})([sm])$")
 
 
 class InvalidClock(ValueError):

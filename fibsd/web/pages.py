@@ -32,6 +32,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
 
 from fibsd.config import Settings
+from fibsd.rules.ending import ended
 from fibsd.store import FinishedMatch, Unavailable
 from fibsd.web import favicon, i18n
 from fibsd.web import metrics as metrics_module
@@ -380,6 +381,7 @@ class WebFace(Resource):
             "rating_changes": {m.winner: m.winner_rating_change,
                                m.loser: m.loser_rating_change},
             "crawford_game": played.crawford_game,
+            "ended": ended(json.loads(m.record)),  # replay() read it: it is JSON
             "games": played.games,
         }
         self._send(request, json.dumps(data, indent=1).encode("utf-8"),
