@@ -80,6 +80,9 @@ class HeuristicBrain:
         return strategy.accept_resignation(position, points, state)
 
 
+QUICK = HeuristicBrain()  # decides at once: for a bot short of time
+
+
 # The events that answer each command, for latency measurement.
 ANSWERS: dict[str, tuple[type[ev.Event], ...]] = {
     "roll": (ev.Rolls,),
@@ -119,6 +122,7 @@ class Bot:
         games: int | None = None,
         clock: IReactorTime | None = None,
         stats: Stats | None = None,
+        match_clock: str | None = None,
     ) -> None:
         self.name = name
         self.brain: Brain = brain or HeuristicBrain()
@@ -128,6 +132,11 @@ class Bot:
         self.game_limit = games
         self.clock = clock
         self.stats = stats
+        # ``set clock`` for the matches it invites to (protocol/clock.md), sent once per
+        # connection; and whether its own clock is short in the running match.
+        self.match_clock = match_clock
+        self.clock_set = False
+        self.hurry = False
         self.protocol: ClipClientProtocol | None = None
         self.factory: ClipClientFactory | None = None
         self.board: ev.Board | None = None
@@ -155,6 +164,7 @@ class Bot:
         self.factory = protocol.factory
         self.playing = False
         self.move_on_board = False
+        self.clock_set = False
         self._pending = None
         protocol.closed.wait().addCallback(lambda _: self._lost())
 
@@ -209,6 +219,9 @@ class Bot:
         self.retry_call = None
         if self.want_match is None or self.playing:
             return
+        if self.match_clock is not None and not self.clock_set:
+            self.clock_set = True
+            self.send(f"set clock {self.match_clock}")
         if self.opponent is not None:
             self.send(f"invite {self.opponent}")
         else:
@@ -258,11 +271,21 @@ class Bot:
 
     def _begin(self, opponent: str) -> None:
         self.opponent, self.playing, self.want_match, self.retries = opponent, True, None, 0
+        self.hurry = False
         if self.retry_call is not None and self.retry_call.active():
             self.retry_call.cancel()
         self.retry_call = None
 
     # -- playing ---------------------------------------------------------------------
+
+    @property
+    def deciding(self) -> Brain:
+        """The brain for the next decision: the heuristic, which answers at once, once
+        the server warned that the bot's clock is short (an engine may take seconds)."""
+        return QUICK if self.hurry else self.brain
+
+    def on_ClockWarning(self, event: ev.ClockWarning) -> None:
+        self.hurry = True
 
     def on_Board(self, event: ev.Board) -> None:
         if event.is_watching:
@@ -292,7 +315,7 @@ class Bot:
             return
         position = board.position()
         plays = legal_plays(position, self.dice)
-        play = self.brain.play(board, position, self.dice, plays)
+        play = self.deciding.play(board, position, self.dice, plays)
         if play is not None:
             self.send(board.move_command(play.moves))
 
@@ -306,7 +329,7 @@ class Bot:
     def on_RollOrDouble(self, event: ev.RollOrDouble) -> None:
         board = self.board
         if board is not None and board.player_may_double \
-                and self.brain.double(board.position(), self._cube_state()):
+                and self.deciding.double(board.position(), self._cube_state()):
             self.send("double")
         else:
             self.send("roll")
@@ -321,13 +344,13 @@ class Bot:
         redouble, self.doubled = self.doubled, False
         if not event.must_answer or self.board is None:
             return
-        take = self.brain.take(self.board.position(), self._cube_state(redouble=redouble))
+        take = self.deciding.take(self.board.position(), self._cube_state(redouble=redouble))
         self.send("accept" if take else "reject")
 
     def on_ResignOffer(self, event: ev.ResignOffer) -> None:
         if not event.must_answer or self.board is None:
             return
-        accept = self.brain.accept_resignation(self.board.position(), event.points,
+        accept = self.deciding.accept_resignation(self.board.position(), event.points,
                                                self._cube_state())
         self.send("accept" if accept else "reject")
 
@@ -409,6 +432,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--length", type=int, default=1, help="match length when inviting")
     parser.add_argument("--matches", type=int, help="stop after this many matches")
     parser.add_argument("--games", type=int, help="stop after this many games (leaves the match)")
+    parser.add_argument("--clock", metavar="DELAY+RESERVE",
+                        help="'set clock' for the matches it invites to, like 12s+2m "
+                             "(protocol/clock.md); on a clock warning it decides by the "
+                             "quick heuristic")
     parser.add_argument("--brain", choices=("heuristic", "gnubg"), default="heuristic")
     parser.add_argument("--gnubg-host", default="localhost")
     parser.add_argument("--gnubg-port", type=int, default=4322,
@@ -420,7 +447,7 @@ async def run(reactor: Any, options: argparse.Namespace) -> Bot:
     """Log in (registering when asked and needed) and play until the limits are reached."""
     bot = Bot(options.name, make_brain(options.brain, options), invite=options.invite,
               length=options.length, matches=options.matches, games=options.games,
-              clock=reactor)
+              clock=reactor, match_clock=options.clock)
     credentials = Credentials(options.name, options.password, "fibsd-bot")
     _, ready = connect(reactor, options.server, options.port, credentials, bot,
                        reconnect=True, connected=bot.attach)

@@ -926,6 +926,14 @@ class Error(Event):
 
 
 @dataclass(frozen=True)
+class ClockWarning(Error):
+    """``** Your clock: <seconds> seconds of reserve left.`` (protocol/clock.md): an
+    ``Error`` to a client that knows only those."""
+
+    seconds: int
+
+
+@dataclass(frozen=True)
 class Information(Event):
     """A line of an informational listing, which clients show rather than act upon.
 
