@@ -72,6 +72,11 @@ cross-node pairs apart.  Server CPU and RSS are reported per node.  ``--compare`
 the same load on one node and then on ``--nodes`` nodes (both on PostgreSQL) and prints
 the two side by side.
 
+``--clock DELAY+RESERVE`` makes it the server's default clock (protocol/clock.md), so
+every match the bots play is clocked (generous figures: at full speed nobody runs out);
+``--clock-compare`` runs the same load without clocks and then with ``--clock`` (default
+``12s+2m``) and prints the two side by side, server CPU per game action included.
+
 ``--nodelay`` starts the server with TCP_NODELAY on its connections (a patch applied
 in the server process only) to measure the fix proposed in benchmarks/README.md.
 """
@@ -295,6 +300,8 @@ class Nodes:
         for number in range(count):
             name = f"node{number + 1}" if count > 1 else "server"
             extra = LOAD_ACCESS + (cluster_section(self.broker.url, name) if self.broker else "")
+            if options.clock:  # every match the bots play runs on this clock
+                extra += f'[clock]\ndefault = "{options.clock}"\n'
             self.nodes.append(ServerProcess(directory, free_port(), users, options.nodelay,
                                             free_port() if web else 0, options.viewers, extra,
                                             database, name))
@@ -1131,6 +1138,25 @@ async def compare(reactor: Any, options: argparse.Namespace) -> int:
     return 1 if any(r["problems"] for r in runs) else 0
 
 
+async def clock_compare(reactor: Any, options: argparse.Namespace) -> int:
+    """The same load without clocks and with ``--clock``, printed side by side."""
+    runs = []
+    for clock in ("", options.clock or "12s+2m"):
+        print(f"== clock {clock or 'off'} ==")
+        runs.append(await run(reactor, argparse.Namespace(**{**vars(options), "clock": clock})))
+    print("== side by side ==")
+    print(f"{'':28}" + "".join(f"{name:>22}" for name in ("clocks off", "clocks on")))
+    rows = [("game actions/s", lambda r: f"{r['actions']:.0f}"),
+            ("server CPU", lambda r: f"{sum(r['cpus']):.0%} of a core"),
+            ("server CPU per action ms", lambda r: f"{sum(r['cpus']) / r['actions'] * 1000:.3f}"),
+            ("p50 / p99 ms", lambda r: f"{r['p50'] * 1000:.1f} / {r['p99'] * 1000:.1f}"),
+            ("finished matches", lambda r: str(r["finished"])),
+            ("end check problems", lambda r: str(r["problems"]))]
+    for label, show in rows:
+        print(f"{label:28}" + "".join(f"{show(r):>22}" for r in runs))
+    return 1 if any(r["problems"] for r in runs) else 0
+
+
 def _kind(figures: dict[str, Any], kind: str, all_of_them: bool) -> str:
     if all_of_them:
         return f"{figures['p50'] * 1000:.1f} / {figures['p99'] * 1000:.1f}"
@@ -1172,6 +1198,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="with --nodes: the fraction of bot pairs split across two nodes")
     parser.add_argument("--compare", action="store_true",
                         help="run on one node, then on --nodes nodes, and print both")
+    parser.add_argument("--clock", default="", metavar="DELAY+RESERVE",
+                        help="the server's default match clock (every bot match is clocked)")
+    parser.add_argument("--clock-compare", action="store_true",
+                        help="run without clocks, then with --clock (12s+2m), side by side")
     parser.add_argument("--serve", metavar="CONFIG", help=argparse.SUPPRESS)
     parser.add_argument("--bot-worker", metavar="PORTS", help=argparse.SUPPRESS)
     parser.add_argument("--pairs", help=argparse.SUPPRESS)
@@ -1203,6 +1233,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 async def _exit_with(reactor: Any, options: argparse.Namespace) -> None:
     if options.compare:
         code = await compare(reactor, options)
+    elif options.clock_compare:
+        code = await clock_compare(reactor, options)
     else:
         code = 1 if (await run(reactor, options))["problems"] else 0
     if code:
