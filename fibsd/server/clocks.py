@@ -77,8 +77,9 @@ class MatchClocks:
             return bound
         return min(bound, measured[1])
 
-    def charge(self) -> None:
-        """An action is about to change the match: the decision under way ends now."""
+    def charge(self, actor: OnlineUser | None = None) -> None:
+        """An action is about to change the match: the decision under way ends now.
+        When its player made it (``actor``), the time it took measures his link."""
         state = self.state
         player = state.running
         self._cancel()
@@ -86,7 +87,7 @@ class MatchClocks:
             return
         now = self._now()
         user = self.match.user(player)
-        if user is not None:
+        if user is not None and actor is user:
             answer = now - state.since
             known = self._quickest.get(player)
             if known is None or known[0] is not user.session or answer < known[1]:

@@ -476,7 +476,7 @@ class LiveMatch:
             action()
             return succeed(None)
         if self.clocks is not None:
-            self.clocks.charge()
+            self.clocks.charge(actor)
         self._actor = actor
         try:
             action()
@@ -880,7 +880,10 @@ class LiveMatch:
                   [clock_text.lost_on_time(name)])
         user = self.user(player) or self.user(1 - player)
         if user is not None and user.session.settings.clock.on_timeout == "game":
-            self._events(forfeit_game(self.rules, player))
+            events = forfeit_game(self.rules, player)
+            if any(isinstance(e, MatchWon) for e in events):
+                self.ended = "time"  # the game lost on time was the match's last
+            self._events(events)
         else:
             self.ended = "time"
             self._match_won(MatchWon(1 - player, self.rules.score))

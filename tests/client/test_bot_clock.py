@@ -84,7 +84,7 @@ async def test_a_stopped_bot_loses_on_time(tmp_path: Path,
     stopped: list[bool] = []
     charge = MatchClocks.charge
 
-    def charged(clocks: MatchClocks) -> None:
+    def charged(clocks: MatchClocks, actor: object = None) -> None:
         """After bob's third decision, before the lines of the next: stop him."""
         bob_index = clocks.match.names.index("bob")
         if clocks.state.running == bob_index:
@@ -92,7 +92,7 @@ async def test_a_stopped_bot_loses_on_time(tmp_path: Path,
             if clocks.bob_decisions == 3 and not stopped:  # type: ignore[attr-defined]
                 os.kill(bob_pid, signal.SIGSTOP)
                 stopped.append(True)
-        charge(clocks)
+        charge(clocks, actor)  # type: ignore[arg-type]
 
     monkeypatch.setattr(MatchClocks, "charge", charged)
     try:

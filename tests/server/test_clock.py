@@ -294,6 +294,37 @@ def test_a_site_may_score_a_loss_on_time_as_the_game() -> None:
     assert clock_lines(table)[1] == "clock: stopped"
 
 
+def test_a_game_lost_on_time_that_ends_the_match_is_a_loss_on_time() -> None:
+    table = clock_table(**{"clock.on_timeout": "game"})
+    clocked(table, "1")
+    table.server.advance(70)
+    got = table.lines()
+    assert "bob wins the 1 point match 1-0 ." in got["alice"]
+    record = finished(table)
+    assert (record["ended"], record["match"]["games"][0][-2:]) == ("time", [
+        ["resign", 0, 1], ["accept", 1]])
+
+
+def test_the_lag_allowance_is_the_quickest_own_answer_up_to_the_bound() -> None:
+    table = clock_table(**{"clock.lag_allowance_ms": 500})
+    clocked(table, "3", "0s+1m")
+    table.server.advance(2)  # unmeasured: the bound comes off
+    table.play_move()
+    table.lines()
+    assert table.match.clocks.state.reserves[0] == pytest.approx(178.5)
+    table.send("bob", "roll")
+    table.play_move()
+    table.lines()
+    table.server.advance(0.2)  # her quickest answer so far
+    table.send("alice", "roll")
+    table.lines()
+    assert table.match.clocks.state.reserves[0] == pytest.approx(178.5)
+    table.server.advance(3)  # now 0.2 s come off
+    table.play_move()
+    table.lines()
+    assert table.match.clocks.state.reserves[0] == pytest.approx(175.7)
+
+
 # -- saved, resumed, restarted --------------------------------------------------------------
 
 
