@@ -375,3 +375,18 @@ def test_telnet_boards_show_both_clocks_and_clip_boards_do_not_change() -> None:
     assert "    clock: alice 3:00*  bob 3:00 " in table.lines("carol")
     table.send("bob", "board")
     assert table.lines("bob")[-1].startswith("board:You:alice:3:")
+
+
+def test_a_telnet_player_s_ascii_board_ends_with_both_clocks() -> None:
+    server = FakeServer(settings=make_settings(idle_timeout=0, **{"clock.lag_allowance_ms": 0}))
+    for name in ("alice", "bob", "carol"):
+        server.register(name)
+    table = Table(list(OPENING), coin=0, server=server, telnet=("bob",))
+    table.send("bob", "set boardstyle 2")
+    table.lines()
+    clocked(table)
+    table.server.advance(25)
+    table.send("bob", "board")
+    lines = [line.removeprefix("> ") for line in table.lines("bob")]
+    assert "    clock: alice 2:45*  bob 3:00 " in lines
+    assert lines[-1] == "    clock: alice 2:45*  bob 3:00 "  # the board's last line
