@@ -926,6 +926,12 @@ class Error(Event):
 
 
 @dataclass(frozen=True)
+class InvitationClock(Error):
+    """``** With a clock: ...``, after an invitation's lines (protocol/clock.md): the
+    clock a join agrees to; an ``Error`` to a client that knows only those."""
+
+
+@dataclass(frozen=True)
 class ClockWarning(Error):
     """``** Your clock: <seconds> seconds of reserve left.`` (protocol/clock.md): an
     ``Error`` to a client that knows only those."""

@@ -255,6 +255,7 @@ STAR_RULES: tuple[Rule, ...] = (
     *_toggle_rules(),
     _rule(r"^(?P<text>\* *[0-9]+ +@ +[0-9]+\.[0-9]+ +[0-9]+)$", ev.Information, kind="ratings"),
     _rule(r"^(?P<text>\*\*@ +(?:[0-9]+|unlimited) +[0-9]+ +- +[0-9]+)$", ev.Information, kind="saved"),
+    _rule(r"^\*\* (?P<text>With a clock: .*)$", ev.InvitationClock),
     _rule(r"^\*\* (?P<text>Your clock: (?P<seconds>[0-9]+) seconds of reserve left\.)$",
           ev.ClockWarning),
     _rule(r"^\*\* (?P<text>.+)$", ev.Error),
