@@ -89,8 +89,10 @@ class CheapPasswords:
 def make_settings(**overrides: Any) -> Settings:
     """The repository's config/fibsd.toml with dotted-key overrides; the web face is
     off unless asked for (a test that wants it listens on a port of its own choosing,
-    never on the shared default 8080)."""
-    return load_settings(CONFIG, {"web_port": 0, **overrides})
+    never on the shared default 8080).  A dropped connection saves its match at once,
+    as on FIBS (``pace.drop_grace = 0``), unless a test asks for the grace
+    (tests/server/test_grace.py)."""
+    return load_settings(CONFIG, {"web_port": 0, "pace.drop_grace": 0, **overrides})
 
 
 class FakeServer:

@@ -169,6 +169,21 @@ def migrate_5(cursor: Cursor) -> None:
         cursor.execute(statement)
 
 
+def migrate_8(cursor: Cursor) -> None:
+    """Web session tokens, hashed (SQLite's migration 8)."""
+    for statement in (
+        """CREATE TABLE session_tokens (
+            token_hash TEXT COLLATE "C" PRIMARY KEY,
+            user_id BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            created BIGINT NOT NULL,
+            expires BIGINT NOT NULL
+        )""",
+        "CREATE INDEX session_tokens_user ON session_tokens (user_id, created)",
+        "CREATE INDEX session_tokens_expires ON session_tokens (expires)",
+    ):
+        cursor.execute(statement)
+
+
 def _mirror(sqlite_order: Sequence[Callable[..., None]]) -> tuple[Migration, ...]:
     """This module's migrations in SQLite's order, matched by name, so a database is at
     the same version number on either backend; a SQLite migration without its

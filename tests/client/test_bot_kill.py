@@ -114,10 +114,18 @@ def check_database(database: Path, first: str, second: str) -> None:
         store.close()
 
 
+def fibs_drops(config: Path) -> Path:
+    """A dropped bot's match saved at once, as on FIBS (``[pace] drop_grace = 0``): these
+    tests are about saved matches; with the grace a bot started again within it goes on
+    playing without a resume (tests/server/test_grace_kill.py, protocol/play.md 6)."""
+    config.write_text(config.read_text() + "[pace]\ndrop_grace = 0\n")
+    return config
+
+
 @pytest_twisted.ensureDeferred
 async def test_two_bot_processes_survive_killed_bots_and_a_killed_server(tmp_path: Path) -> None:
     database = tmp_path / "fibsd.sqlite"
-    config = write_config(tmp_path, database)
+    config = fibs_drops(write_config(tmp_path, database))
     port = free_port()
     waits = Waits(WAIT)
     server = start_server(waits, config, port)
@@ -180,7 +188,7 @@ async def test_two_bot_processes_survive_killed_bots_and_a_killed_server(tmp_pat
 @pytest_twisted.ensureDeferred
 async def test_a_bot_process_and_a_matchdog_survive_kills(tmp_path: Path) -> None:
     database = tmp_path / "fibsd.sqlite"
-    config = write_config(tmp_path, database)
+    config = fibs_drops(write_config(tmp_path, database))
     port = free_port()
     waits = Waits(WAIT)
     server = start_server(waits, config, port)

@@ -27,6 +27,7 @@ from fibsd.rules.clock import ClockSpec, format_spec
 from fibsd.rules.dice import SeededDice
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
+from fibsd.server import grace
 from fibsd.server.clocks import chosen_clock
 from fibsd.server.commands import command, user_of
 from fibsd.server.dbthread import unattended
@@ -202,7 +203,7 @@ def _forget(lobby: Lobby, user: OnlineUser) -> None:
     """A departing user's invitation lapses, and his match is saved."""
     lobby.invitations.pop(user.name, None)
     match = live_match(lobby, user.name)
-    if match is not None:
+    if match is not None and not grace.holds(lobby, user):  # held: fibsd.server.grace
         match.suspend(user, departure=user.departure or f"{user.name} logs out.")
 
 
@@ -211,7 +212,7 @@ def _back_in_match(lobby: Lobby, user: OnlineUser) -> None:
     """The same account logged in again while playing: the new connection is shown the
     match as on a resume, with the line that says what is expected of him."""
     match = live_match(lobby, user.name)
-    if match is not None:
+    if not grace.came_back(lobby, user) and match is not None:  # held: fibsd.server.grace
         match.show_state(user)
 
 

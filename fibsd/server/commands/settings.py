@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fibsd.rules.clock import ClockSpec, InvalidClock, format_spec
+from fibsd.server import tokens
 from fibsd.server.clocks import chosen_clock
 from fibsd.server.commands import command, user_of
 from fibsd.server.ratelimit import allow
@@ -151,6 +152,7 @@ def password(session: Session, rest: str) -> object:
 
     def store(password_hash: str) -> object:
         return session.db.set_password_hash(user.name, password_hash).addCallback(
+            lambda _: tokens.password_changed(session, user.name)).addCallback(
             lambda _: session.send(texts.PASSWORD_CHANGED))
 
     return session.db.get_user(user.name).addCallback(check)
