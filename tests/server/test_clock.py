@@ -390,3 +390,43 @@ def test_a_telnet_player_s_ascii_board_ends_with_both_clocks() -> None:
     lines = [line.removeprefix("> ") for line in table.lines("bob")]
     assert "    clock: alice 2:45*  bob 3:00 " in lines
     assert lines[-1] == "    clock: alice 2:45*  bob 3:00 "  # the board's last line
+
+
+# -- a dropped connection's grace ([pace] drop_grace) ---------------------------------------
+
+
+def test_the_dropped_player_s_clock_runs_through_the_grace() -> None:
+    table = clock_table(**{"pace.drop_grace": 60})
+    clocked(table)  # alice to move: 10 seconds of delay, then her 3:00
+    table.clients["alice"].close()
+    table.lines()
+    table.server.advance(40)
+    table.login("alice")  # back within the grace: 30 seconds of her reserve are gone
+    assert "alice" in table.server.lobby.matches
+    assert clock_lines(table) == ["clock: 10s+1m alice 2:30 bob 3:00",
+                                  "clock: running for alice, 0:00 of delay left"]
+
+
+def test_after_the_grace_the_saved_match_keeps_its_clocks() -> None:
+    table = clock_table(**{"pace.drop_grace": 60})
+    clocked(table)
+    table.clients["alice"].close()
+    table.server.advance(60)  # the grace ends without her: saved, her 50 seconds charged
+    table.lines()
+    assert "alice" not in table.server.lobby.matches
+    saved = json.loads(table.server.store.load_match("alice", "bob").record)
+    assert saved["clock"]["reserves_ms"] == [130000, 180000]
+
+
+def test_a_dropped_player_loses_on_time_during_the_grace() -> None:
+    table = clock_table(**{"pace.drop_grace": 600})
+    clocked(table)
+    table.clients["alice"].close()
+    table.lines()
+    table.server.advance(190)
+    got = table.lines()
+    assert [line for line in got["bob"] if not line[:1].isdigit()] == LOSS_BY["bob"]
+    record = finished(table)
+    assert record["ended"] == "time"
+    (result,) = table.server.store.finished_matches("bob")
+    assert result.winner_rating_change > 0 > result.loser_rating_change  # rated as lost
