@@ -22,9 +22,11 @@ from twisted.internet.interfaces import IListeningPort, IProtocolFactory, IReact
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from fibsd.analysis.supervisor import AnalysisService
 from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
 from fibsd.server import passwords
+from fibsd.server.analysis_notice import tell_ready
 from fibsd.server.access import (
     LoginThrottle, RefusalLog, RegistrationLimit, connection_caps, network)
 from fibsd.server.commands.admin import cut_off_banned
@@ -116,13 +118,24 @@ class FibsService(MultiService):
         db = settings.db
         timeouts = Timeouts(db.connect_timeout, db.statement_timeout_ms, db.keepalives_idle,
                             db.keepalives_interval, db.keepalives_count)
-        self.db = DatabaseThread(open_store(settings.database, timeouts), reactor,
+        store = open_store(settings.database, timeouts)
+        self.db = DatabaseThread(store, reactor,
                                  stall_ms=db.stall_ms, retry_max_ms=db.retry_max_ms,
                                  statement_timeout_ms=db.statement_timeout_ms)
         self.db.setServiceParent(self)
+        # Engine analysis (fibsd/analysis/): the jobs queued with each result, the
+        # worker processes, and the hook the face's "analysis ready" notice hangs on.
+        self.analysis_listeners: list[Callable[[int], None]] = []
+        self.analysis = AnalysisService(settings.analysis, str(settings.database), self.db,
+                                        reactor, self.on_analysis_done)
+        if self.analysis.queueing:
+            store.queue_analyses(settings.analysis.matches, settings.analysis.plies)
+        self.analysis.setServiceParent(self)
         self.shared = build_services(settings, self.db, Argon2Passwords(settings.passwords),
                                        reactor)
         self.shared.stop = reactor.stop  # `admin shutdown`; the stop triggers stopService
+        self.shared.analysis_on = self.analysis.queueing
+        self.analysis_listeners.append(self._tell_analysis_ready)
         self.db.on_down(partial(database_down, self.shared.lobby))  # matches say they wait
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
         self.sockets = GameSockets(self.factory, self.shared.refusals)
@@ -159,6 +172,18 @@ class FibsService(MultiService):
             self.cluster = ClusterNode(self.shared, reactor)
             self.shared.cluster = self.cluster
             self.shared.lobby.cluster = self.cluster
+
+    def on_analysis_done(self, match_id: int) -> None:
+        """On the reactor thread: the analysis of finished match ``match_id`` was kept
+        (by any worker, on any machine); each of ``analysis_listeners`` hears it."""
+        for listener in list(self.analysis_listeners):
+            listener(match_id)
+
+    def _tell_analysis_ready(self, match_id: int) -> None:
+        """The players of the match on this node hear that its analysis is ready."""
+        tell_ready(self.shared.lobby, self.db, match_id).addErrback(
+            lambda failure: log.failure("analysis ready notice for {id}", failure,
+                                         id=match_id))
 
     def startService(self) -> None:
         super().startService()
@@ -339,6 +364,7 @@ class FibsService(MultiService):
 
     async def _stop(self) -> None:
         self.abandonment.stop()
+        await self.analysis.stopService()
         for web_port in (self.web_port, self.web_tls_port):
             if web_port is not None:
                 await maybeDeferred(web_port.stopListening)

@@ -285,6 +285,24 @@ class Db:
     keepalives_count: int = checked(3, between(1, 100))
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """Engine analysis of finished matches by GNU Backgammon worker processes
+    (protocol/analysis.md, fibsd/analysis/)."""
+
+    matches: str = checked("all", one_of("all", "rated", "none"))
+    plies: int = checked(2, between(0, 4))
+    workers: int = checked(1, between(0, 64))
+    lease: int = checked(900, between(2, 86400))
+    attempts: int = checked(3, between(1, 100))
+    time_limit: int = checked(600, between(1, 86400))
+    engine: str = "gnubg"
+    poll_ms: int = checked(2000, between(100, 600000))
+    deeper_plies: int = checked(3, between(0, 4))
+    deeper_per_day: int = checked(5, between(0, 1000))
+    ladder_min_matches: int = checked(5, between(1, 1000000))
+
+
 def redis_url(value: str) -> str | None:
     if value and not value.startswith(("redis://", "rediss://", "unix://")):
         return f"must be empty (no cluster) or a redis://, rediss:// or unix:// URL, not {shown(value)!r}"
@@ -368,6 +386,7 @@ class Settings:
     pace: Pace = field(default_factory=Pace)
     cluster: Cluster = field(default_factory=Cluster)
     db: Db = field(default_factory=Db)
+    analysis: Analysis = field(default_factory=Analysis)
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:

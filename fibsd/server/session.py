@@ -196,6 +196,9 @@ class Services:
     command_observers: list[Callable[[str, float], None]] = field(default_factory=list)
     # A cluster of nodes (fibsd.cluster.node, wired by fibsd.app); None: a single node.
     cluster: ClusterRouter | None = None
+    # Whether finished matches are analysed (fibsd.analysis.supervisor.analysis_state:
+    # off with [analysis] matches = "none", or without gnubg for the server's workers).
+    analysis_on: bool = True
 
 
 class ClusterRouter(Protocol):

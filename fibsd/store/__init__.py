@@ -29,7 +29,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from fibsd.analysis.model import AnalysisJob, MatchAnalysis, PlayerSummary
 
 
 class NameTaken(Exception):
@@ -328,6 +331,64 @@ class Store(Protocol):
         """(matches abandoned, of those adjudicated, matches finished) for ``name``."""
         ...
 
+    # engine analysis (protocol/analysis.md; fibsd.store.analysis_sql)
+    def queue_analyses(self, which: str, plies: int) -> None:
+        """From now on ``record_finished_match`` (and an adjudication) queues the
+        match's analysis at ``plies`` in its own transaction: ``all`` matches, the
+        ``rated`` ones (that changed ratings) or ``none`` (the default)."""
+        ...
+
+    def analysis(self, match_id: int) -> MatchAnalysis | None:
+        """The match's analysis job and result; None if it was never queued."""
+        ...
+
+    def analyses_of(self, name: str, limit: int) -> list[tuple[int, float, PlayerSummary]]:
+        """(match id, finished, ``name``'s summary) of his analysed matches, newest first."""
+        ...
+
+    def pr_ladder(self, min_matches: int, limit: int) -> list[tuple[str, float, int]]:
+        """(name, average PR, analysed matches) for players with ``min_matches`` or
+        more, lowest PR first."""
+        ...
+
+    def request_analysis(self, match_id: int, plies: int, requested_by: str,
+                         now: float | None = None) -> str:
+        """Queue the match again deeper: ``queued``, ``pending``, ``deep`` or ``unknown``."""
+        ...
+
+    def analysis_requests(self, name: str, since: float) -> int:
+        """How many analyses ``name`` requested after ``since``."""
+        ...
+
+    def save_analysis(self, result: MatchAnalysis) -> None:
+        """Keep ``result`` as the match's analysis, whatever its job's state."""
+        ...
+
+    def claim_analysis(self, now: float, lease: float, attempts: int) -> AnalysisJob | None:
+        """A worker takes the oldest job due under a lease (see analysis_sql)."""
+        ...
+
+    def complete_analysis(self, result: MatchAnalysis, token: str) -> bool:
+        """Keep a worker's result if its claim still holds the job."""
+        ...
+
+    def fail_analysis(self, match_id: int, token: str, reason: str, attempts: int,
+                      final: bool = False) -> str | None:
+        """A worker's try failed: ``failed`` after ``attempts`` (or if ``final``), else
+        ``queued``; None if its claim no longer holds."""
+        ...
+
+    def release_analysis(self, match_id: int, token: str) -> None:
+        """Give a job back untried."""
+        ...
+
+    def analysis_done_mark(self) -> int: ...
+
+    def analyses_done_after(self, seen: int, limit: int = 1000) -> list[tuple[int, int]]:
+        """(sequence, match id) of results kept after ``seen``, in order."""
+        ...
+
+    def analysis_counts(self) -> dict[str, int]: ...
     # web session tokens (fibsd.store.tokens), by their hash
     def add_token(self, name: str, token_hash: str, now: int, expires: int,
                   keep: int, guard: str) -> bool: ...

@@ -179,8 +179,59 @@ def migrate_8(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def migrate_6(conn: sqlite3.Connection) -> None:
+    """Engine analysis of finished matches (protocol/analysis.md): the durable job
+    queue and its results in ``analyses`` (one row per match: state, lease, the marks
+    as JSON), each player's summary in ``analysis_players`` (the profile and the PR
+    ladder read it by name), and ``analysis_done``, the order results were kept in (the
+    server's poll for the ready notices).  Issue 22's number 6, whatever its place in
+    this tuple once the migrations of the same session are merged."""
+    for statement in (
+        """CREATE TABLE analyses (
+            match_id INTEGER PRIMARY KEY REFERENCES finished_matches (id) ON DELETE CASCADE,
+            state TEXT NOT NULL,
+            plies INTEGER NOT NULL,
+            queued REAL NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            lease_until REAL,
+            token TEXT,
+            error TEXT,
+            requested_by TEXT,
+            requested_at REAL,
+            analysed_at REAL,
+            marks TEXT
+        )""",
+        "CREATE INDEX analyses_state ON analyses (state, queued)",
+        "CREATE INDEX analyses_requested ON analyses (requested_by, requested_at)",
+        """CREATE TABLE analysis_players (
+            match_id INTEGER NOT NULL REFERENCES analyses (match_id) ON DELETE CASCADE,
+            seat INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            pr REAL,
+            checker_error_rate REAL,
+            cube_error_rate REAL,
+            luck_rate REAL,
+            luck_adjusted_result REAL,
+            decisions INTEGER NOT NULL,
+            checker_decisions INTEGER NOT NULL,
+            cube_decisions INTEGER NOT NULL,
+            doubtful INTEGER NOT NULL,
+            bad INTEGER NOT NULL,
+            very_bad INTEGER NOT NULL,
+            PRIMARY KEY (match_id, seat)
+        )""",
+        "CREATE INDEX analysis_players_name ON analysis_players (name, match_id)",
+        """CREATE TABLE analysis_done (
+            id INTEGER PRIMARY KEY,
+            match_id INTEGER NOT NULL,
+            at REAL NOT NULL
+        )""",
+    ):
+        conn.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4, migrate_5,
-                                     migrate_8)
+                                     migrate_8, migrate_6)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

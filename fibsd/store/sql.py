@@ -51,6 +51,7 @@ from fibsd.store import (
     UnknownUser,
     UserRecord,
 )
+from fibsd.store.analysis_sql import AnalysisQueries
 from fibsd.store.batch import GroupCommit
 from fibsd.store.tokens import TokenQueries
 
@@ -103,7 +104,7 @@ def _finished(row: tuple[Any, ...]) -> FinishedMatch:
     return FinishedMatch(*row[1:], id=row[0])
 
 
-class SQLStore(TokenQueries, GroupCommit, ABC):
+class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, ABC):
     """The ``Store`` methods over a SQL database; a subclass brings the connection."""
 
     # what the unique index on names raises when an account of the name exists
@@ -335,6 +336,7 @@ class SQLStore(TokenQueries, GroupCommit, ABC):
     ) -> None:
         with self._transaction() as cursor:
             self._finish(cursor, match, new_ratings)
+            self._queue_finished(cursor, match, new_ratings)
 
     @staticmethod
     def _finish(cursor: Cursor, match: FinishedMatch,
@@ -441,6 +443,7 @@ class SQLStore(TokenQueries, GroupCommit, ABC):
                     cursor.execute(
                         f"UPDATE finished_matches SET {side} = ?"
                         f" WHERE {side} = ? AND {side}_id = ?", (new_name, name, user_id))
+                self._rename_analyses(cursor, name, new_name, user_id)
                 cursor.execute(
                     "UPDATE messages SET sender = ? WHERE sender = ?", (new_name, name))
         except self._NAME_CLASH as error:  # made meanwhile (PostgreSQL's writers run at once)
@@ -575,6 +578,7 @@ class SQLStore(TokenQueries, GroupCommit, ABC):
                            (departure.dropper,))
             if adjudicated is not None:
                 self._finish(cursor, adjudicated, new_ratings)
+                self._queue_finished(cursor, adjudicated, new_ratings)
             for name, text in (notices or {}).items():
                 cursor.execute("INSERT INTO notices (recipient_id, text) VALUES (?, ?)",
                                (self._user_id(cursor, name), text))

@@ -34,6 +34,7 @@ from twisted.web.server import NOT_DONE_YET, Request, Site
 from fibsd.config import Settings
 from fibsd.rules.ending import ended
 from fibsd.store import FinishedMatch, Unavailable
+from fibsd.web import analysis_view as views
 from fibsd.web import favicon, i18n
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
@@ -42,6 +43,7 @@ from fibsd.web.gate import address_key, log_refused
 from fibsd.web.health import Health
 from fibsd.web.live import LiveBoards
 from fibsd.web.replay import Replay, UnreadableRecord, replay
+from fibsd.web.sgf import sgf_text
 from fibsd.web.sources import Archive, LobbySource
 from fibsd.wire.board import InvalidBoardLine, parse_board
 from fibsd.wire.listings_text import rank_players
@@ -60,6 +62,10 @@ ICON = favicon.ico()  # a few hundred bytes, drawn once
 MAX_PAGE = 1_000_000
 REPLAY_CACHE = 32  # replays kept (a record never changes once finished)
 RATING_HISTORY = 200  # matches shown in a profile's chart
+PR_HISTORY = 50  # analysed matches a profile reads: its averages (10, 50) and PR chart
+PR_LADDER_ROWS = 200  # players the PR ladder shows
+SKILL_KEYS = {"doubtful": "page.skill_doubtful", "bad": "page.skill_bad",
+              "very bad": "page.skill_very_bad"}  # a decision's class, in the catalogs
 Handler = Callable[..., Awaitable[None]]
 # The catalog keys of the 404 messages (fibsd.web.i18n); others are shown as they are.
 ERRORS = {"No such page.": "error.no_page", "No such player.": "error.no_player",
@@ -134,6 +140,7 @@ class WebFace(Resource):
         self.metrics_from = [ipaddress.ip_network(allowed, strict=False)
                              for allowed in settings.web.metrics_from]
         self.site = settings.archive.site
+        self.pr_min_matches = settings.analysis.ladder_min_matches
         self._unavailable_logged = float("-inf")  # a lost database: one line a minute
         # Replays and .mat texts cost ~10 ms of CPU a game: made in a thread, kept.
         self._replays = Recent(REPLAY_CACHE)
@@ -145,6 +152,8 @@ class WebFace(Resource):
             (re.compile(r"/matches/(\d{1,%d})" % MAX_ID_DIGITS), self.match_page),
             (re.compile(r"/matches/(\d{1,%d})\.json" % MAX_ID_DIGITS), self.match_json),
             (re.compile(r"/matches/(\d{1,%d})\.mat" % MAX_ID_DIGITS), self.match_mat),
+            (re.compile(r"/matches/(\d{1,%d})\.sgf" % MAX_ID_DIGITS), self.match_sgf),
+            (re.compile(r"/ratings/pr"), self.pr_ladder),
             (re.compile(r"/live/([^/]+)"), self.live_page),
             (re.compile(r"/live/([^/]+)/events"), self.live_events),
             (re.compile(r"/api/matches"), self.api_matches),
@@ -322,9 +331,11 @@ class WebFace(Resource):
             chart = Markup(draw_chart(rating_path(user.rating, [s.change for s in steps])))
         online = self.lobby.is_online(name)
         playing = online and self.lobby.board_line(name) is not None
+        analysed = await self.archive.analyses_of(name, PR_HISTORY)
         self._send(request, self._page(
             "profile.html", request, title=name, name=name, rating=rating,
             experience=user.experience if user is not None else None, chart=chart,
+            pr=views.pr_profile(analysed),
             matches=[self._row(m, name) for m in matches[: self.page_size]], page=page,
             older=len(matches) > self.page_size,
             online=online, playing=playing))
@@ -363,14 +374,23 @@ class WebFace(Resource):
         if step > last:
             raise NotFound("No such step.")
         shown = played.steps[step]
+        found = await self.archive.analysis(int(raw_id))
+        marks = found.marks if found is not None and found.state == "done" else ()
+        by_step = views.marks_by_step(played, marks)
         self._send(request, self._page(
             "match.html", request, title=f"{m.winner} - {m.loser}", id=m.id, match=m,
             replay=played, step=step, last=last, shown=shown,
             board=Markup(draw_board(shown.picture, names_line(shown.picture))),
-            names=names_line(shown.picture), starts=played.game_starts()))
+            names=names_line(shown.picture), starts=played.game_starts(),
+            analysis=views.analysis_object(found), step_marks=by_step.get(step, []),
+            marked=views.marked_steps(by_step), skill_class=views.SKILL_CLASS,
+            skill_key=SKILL_KEYS,
+            error_chart=Markup(views.error_chart(played, by_step, step)) if marks else None))
 
     async def match_json(self, request: Request, raw_id: str) -> None:
         m, played = await self._replay(int(raw_id))
+        found = await self.archive.analysis(int(raw_id))
+        marks = found.marks if found is not None and found.state == "done" else ()
         data = {
             "id": m.id,
             "players": list(played.players),
@@ -382,7 +402,8 @@ class WebFace(Resource):
                                m.loser: m.loser_rating_change},
             "crawford_game": played.crawford_game,
             "ended": ended(json.loads(m.record)),  # replay() read it: it is JSON
-            "games": played.games,
+            "games": views.annotated_games(played.games, marks),
+            "analysis": views.analysis_object(found),
         }
         self._send(request, json.dumps(data, indent=1).encode("utf-8"),
                    b"application/json; charset=utf-8")
@@ -403,6 +424,26 @@ class WebFace(Resource):
         request.setHeader(b"content-disposition",
                           f'attachment; filename="fibsd-{match_id}.mat"'.encode())
         self._send(request, text.encode("utf-8"), b"text/plain; charset=utf-8")
+
+    async def match_sgf(self, request: Request, raw_id: str) -> None:
+        """The match in gnubg's SGF with its analysis (fibsd.web.sgf), for gnubg's GUI."""
+        m, played = await self._replay(int(raw_id))
+        found = await self.archive.analysis(int(raw_id))
+        done = found is not None and found.state == "done"
+        # ~10 ms of CPU for a 25-game match with every play marked: in a thread, like .mat
+        text = await deferToThread(
+            sgf_text, played.players, played.length, played.games,
+            found.marks if found is not None and done else (),
+            plies=(found.plies or 0) if found is not None else 0,
+            date=_when(m.finished)[:10], site=self.site)
+        request.setHeader(b"content-disposition",
+                          f'attachment; filename="fibsd-{m.id}.sgf"'.encode())
+        self._send(request, text.encode("utf-8"), b"application/x-go-sgf; charset=utf-8")
+
+    async def pr_ladder(self, request: Request) -> None:
+        rows = await self.archive.pr_ladder(self.pr_min_matches, PR_LADDER_ROWS)
+        self._send(request, self._page("pr_ladder.html", request, title="nav.pr",
+                                       rows=rows, min_matches=self.pr_min_matches))
 
     async def live_page(self, request: Request, player: str) -> None:
         self._check_name(player)
@@ -476,6 +517,7 @@ class WebFace(Resource):
                 "finished": _when(m.finished),
                 "mat": f"/matches/{m.id}.mat",
                 "json": f"/matches/{m.id}.json",
+                "sgf": f"/matches/{m.id}.sgf",
             } for m in shown],
             "next": (f"/api/matches?player={_segment(name)}&page={page + 1}"
                      if len(found) > self.page_size else None),

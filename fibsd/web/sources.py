@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from twisted.internet.defer import Deferred
 
+from fibsd.analysis.model import MatchAnalysis, PlayerSummary
 from fibsd.store import FinishedMatch, RatingStep, UserRecord
 
 
@@ -50,7 +51,8 @@ class LobbySource(Protocol):
 
 # The store methods the web face may call: reads only (tests/test_layering.py checks
 # that fibsd/web names no other store method).
-READS = ("get_user", "ratings", "finished_match", "recent_finished_matches", "rating_steps")
+READS = ("get_user", "ratings", "finished_match", "recent_finished_matches", "rating_steps",
+         "analysis", "analyses_of", "pr_ladder")
 
 
 class Archive:
@@ -75,6 +77,21 @@ class Archive:
                                 offset: int = 0) -> Deferred[list[FinishedMatch]]:
         d: Deferred[list[FinishedMatch]] = self._db.call("recent_finished_matches", name,
                                                           limit, offset)
+        return d
+
+    def analysis(self, match_id: int) -> Deferred[MatchAnalysis | None]:
+        d: Deferred[MatchAnalysis | None] = self._db.call("analysis", match_id)
+        return d
+
+    def analyses_of(self, name: str,
+                    limit: int) -> Deferred[list[tuple[int, float, PlayerSummary]]]:
+        d: Deferred[list[tuple[int, float, PlayerSummary]]] = self._db.call(
+            "analyses_of", name, limit)
+        return d
+
+    def pr_ladder(self, min_matches: int, limit: int) -> Deferred[list[tuple[str, float, int]]]:
+        d: Deferred[list[tuple[str, float, int]]] = self._db.call("pr_ladder", min_matches,
+                                                                   limit)
         return d
 
     def rating_steps(self, name: str, limit: int) -> Deferred[list[RatingStep]]:
