@@ -28,6 +28,7 @@ from twisted.python import usage
 from twisted.python.failure import Failure
 
 from fibsd.admin_cli import AdminOptions, run_admin
+from fibsd.tournament.cli import TournamentOptions, run_tournament
 from fibsd.config import ConfigError, Settings, load_settings
 from fibsd.server.tls import TlsError
 from fibsd.store import WriteFailed
@@ -110,11 +111,15 @@ class _AdminOptions(_Options, AdminOptions):
     pass
 
 
+class _TournamentOptions(_Options, TournamentOptions):
+    pass
+
+
 class Options(_Options):
     synopsis = ("[--config FILE] [--data-dir DIR] [--port N] [--database FILE] "
                 "[--interface ADDRESS] [--web-port N] [--cluster URL] [--log-file FILE] "
                 "[--log-format text|json] [--log-level LEVEL] "
-                "[backup FILE | admin ... | migrate ... | analyse ...]")
+                "[backup FILE | admin ... | migrate ... | analyse ... | tournament create ...]")
     longdesc = ("A FIBS-compatible backgammon server. Settings: the shipped defaults, "
                 "then --config (a TOML file with the keys it changes), then these options.")
     optParameters = [
@@ -135,6 +140,7 @@ class Options(_Options):
         ["admin", None, _AdminOptions, "accounts, bans and the admin log, in the database"],
         ["migrate", None, MigrateOptions, "copy a SQLite site into PostgreSQL, verified"],
         ["analyse", None, AnalyseOptions, "run an analysis worker (GNU Backgammon)"],
+        ["tournament", None, _TournamentOptions, "create a tournament, print its number"],
     ]
 
     def settings(self) -> Settings:
@@ -195,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         return _backup(settings, Path(options.subOptions["target"]))
     if options.subCommand == "admin":
         return run_admin(settings, options.subOptions)
+    if options.subCommand == "tournament":
+        return run_tournament(settings, options.subOptions)
     if options.subCommand == "migrate":
         return _migrate(Path(options.subOptions["from"]), options.subOptions["to"])
     if options.subCommand == "analyse":

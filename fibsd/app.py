@@ -30,6 +30,7 @@ from fibsd.server.analysis_notice import tell_ready
 from fibsd.server.access import (
     LoginThrottle, RefusalLog, RegistrationLimit, connection_caps, network)
 from fibsd.server.commands.admin import cut_off_banned
+from fibsd.server.commands.play import Invitation
 from fibsd.server.dbthread import DatabaseThread
 from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
@@ -42,6 +43,8 @@ from fibsd.server.session import PasswordHasher, Services
 from fibsd.server.tls import TlsError, TlsFiles
 from fibsd.server.websocket import logged_in, websocket_resource
 from fibsd.store.opening import Timeouts, open_store, shown
+from fibsd.tournament import commands as tournament_commands  # noqa: F401 - registers them
+from fibsd.tournament.director import Director
 from fibsd.web.gate import WebGate
 from fibsd.web.metrics import Metrics
 from fibsd.web.pages import make_site
@@ -72,7 +75,7 @@ def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
     problem = help_problem(settings.help_dir)
     if problem is not None:
         log.warn("{problem}", problem=problem)
-    return Services(
+    services = Services(
         lobby=Lobby(clock, presence_delay=settings.presence_delay_ms / 1000), db=db,
         passwords=passwords, clock=clock, settings=settings,
         motd=read_motd(settings.motd), banner=clip.BANNER,
@@ -80,6 +83,11 @@ def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
         registrations=RegistrationLimit(clock, settings.access.registrations_per_hour, db),
         refusals=RefusalLog(clock),
     )
+    # Tournaments (fibsd/tournament/): started with the service (tests start it by hand).
+    services.tournaments = Director(services.lobby, db, clock, settings.tournaments,
+                                    node=settings.cluster.node or "local",
+                                    invitation=Invitation)
+    return services
 
 
 class Argon2Passwords:
@@ -191,6 +199,7 @@ class FibsService(MultiService):
         passwords.warm_up().addErrback(
             lambda failure: log.failure("argon2 could not be loaded", failure))
         self.metrics.start()
+        self.shared.tournaments.start()
         d = self._endpoint(self.settings.port).listen(self._listener(self.factory))
         if self.settings.web_port:
             d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_web(port)))
@@ -364,6 +373,7 @@ class FibsService(MultiService):
 
     async def _stop(self) -> None:
         self.abandonment.stop()
+        self.shared.tournaments.stop()
         await self.analysis.stopService()
         for web_port in (self.web_port, self.web_tls_port):
             if web_port is not None:

@@ -271,6 +271,21 @@ class Pace:
 
 
 @dataclass(frozen=True)
+class Tournaments:
+    """Tournaments run by the server (protocol/tournaments.md): how many may be open or
+    running at once, how many players one may have, how long a paired player has to
+    start his match before he loses by forfeit, how often the director looks, its lease
+    on a cluster, and the largest round-robin group."""
+
+    max_open: int = checked(10, between(1, 1000))
+    max_players: int = checked(256, between(2, 4096))
+    start_timeout: int = checked(300, between(5, 86400))
+    tick_ms: int = checked(1000, between(10, 3600000))
+    lease: int = checked(30, between(5, 3600))
+    group_size: int = checked(8, between(2, 64))
+
+
+@dataclass(frozen=True)
 class Db:
     """Waiting for the database (``fibsd.server.dbthread``, docs/deployment.md): when a
     call counts as hung, how often a database that is down is asked again, and
@@ -387,6 +402,7 @@ class Settings:
     cluster: Cluster = field(default_factory=Cluster)
     db: Db = field(default_factory=Db)
     analysis: Analysis = field(default_factory=Analysis)
+    tournaments: Tournaments = field(default_factory=Tournaments)
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:

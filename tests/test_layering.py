@@ -12,6 +12,7 @@ PURE = sorted(
     + [p for p in (ROOT / "wire").rglob("*.py")]
     + [p for p in (ROOT / "fair").rglob("*.py")]
     + [p for p in (ROOT / "rating.py",) if p.exists()]
+    + [ROOT / "tournament" / "pairing.py"]
 )
 
 

@@ -949,7 +949,8 @@ class Information(Event):
     password), ``show`` (show max), ``timezones``, ``stat``, ``registration`` (the guest
     dialogue's hints), ``look`` (the reply to looking at yourself), ``ascii_board``
     (boardstyle 1 and 2 drawings), ``archive`` (fibsd's ``archive`` listing), ``fairdice``
-    and ``dicetest`` (protocol/fair-dice.md), ``clock`` (protocol/clock.md).
+    and ``dicetest`` (protocol/fair-dice.md), ``tournament`` (protocol/tournaments.md),
+    ``analysis`` (protocol/analysis-command.md), ``clock`` (protocol/clock.md).
     """
 
     kind: str

@@ -230,8 +230,61 @@ def migrate_6(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def migrate_9(conn: sqlite3.Connection) -> None:
+    """Tournaments (issue 25): each with its entries and its rounds' pairings, and the
+    tournament and round a finished match was played for.  A tournament's state moves
+    in the transaction that stores the result moving it (``fibsd.store.tournaments``);
+    ``driver``/``lease_until`` say which node drives it (a lease, for a cluster)."""
+    for statement in (
+        """CREATE TABLE tournaments (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            format TEXT NOT NULL,
+            lengths TEXT NOT NULL,
+            rounds INTEGER,
+            max_players INTEGER NOT NULL,
+            start_at INTEGER,
+            bots INTEGER NOT NULL DEFAULT 0,
+            clock TEXT NOT NULL DEFAULT '',
+            state TEXT NOT NULL DEFAULT 'open',
+            created INTEGER NOT NULL,
+            started INTEGER,
+            finished INTEGER,
+            winner TEXT,
+            driver TEXT,
+            lease_until REAL
+        )""",
+        "CREATE INDEX tournaments_state ON tournaments (state, id)",
+        """CREATE TABLE tournament_entries (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+            name TEXT NOT NULL,
+            joined INTEGER NOT NULL,
+            rating REAL NOT NULL,
+            seed INTEGER,
+            PRIMARY KEY (tournament_id, name)
+        )""",
+        "CREATE INDEX tournament_entries_name ON tournament_entries (name)",
+        """CREATE TABLE tournament_pairings (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+            round INTEGER NOT NULL,
+            slot INTEGER NOT NULL,
+            first TEXT NOT NULL,
+            second TEXT,
+            winner TEXT,
+            forfeit INTEGER NOT NULL DEFAULT 0,
+            match_id INTEGER,
+            paired INTEGER NOT NULL,
+            deadline INTEGER NOT NULL,
+            PRIMARY KEY (tournament_id, round, slot)
+        )""",
+        "ALTER TABLE finished_matches ADD COLUMN tournament_id INTEGER",
+        "ALTER TABLE finished_matches ADD COLUMN tournament_round INTEGER",
+    ):
+        conn.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4, migrate_5,
-                                     migrate_8, migrate_6)
+                                     migrate_8, migrate_6, migrate_9)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -54,6 +54,11 @@ from fibsd.store import (
 from fibsd.store.analysis_sql import AnalysisQueries
 from fibsd.store.batch import GroupCommit
 from fibsd.store.tokens import TokenQueries
+from fibsd.store.tournaments import (
+    TournamentQueries,
+    record_tournament_result,
+    rename_in_tournaments,
+)
 
 Cursor = Any  # a sqlite3 or psycopg cursor: ``execute`` returns one to fetch from
 
@@ -65,6 +70,8 @@ _MATCH_COLUMNS = (
     "winner, loser, length, winner_points, loser_points, finished, record,"
     " winner_rating_change, loser_rating_change"
 )
+# read back: the columns above, then the tournament and round a match was played for
+_MATCH_READ = f"{_MATCH_COLUMNS}, tournament_id, tournament_round"
 _SAVED_COLUMNS = "player_a, player_b, saved, record"
 _BAN_COLUMNS = "kind, value, created, until, admin, reason"
 _DEPARTURE_COLUMNS = "player_a, player_b, dropper, left_at, offered, counts_now"
@@ -100,11 +107,11 @@ def _renamed_pair(pair: tuple[str, str], name: str, new_name: str) -> tuple[str,
 
 
 def _finished(row: tuple[Any, ...]) -> FinishedMatch:
-    """A ``finished_matches`` row read as ``id, <_MATCH_COLUMNS>``."""
-    return FinishedMatch(*row[1:], id=row[0])
+    """A ``finished_matches`` row read as ``id, <_MATCH_READ>``."""
+    return FinishedMatch(*row[1:10], id=row[0], tournament=row[10], tournament_round=row[11])
 
 
-class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, ABC):
+class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, TournamentQueries, ABC):
     """The ``Store`` methods over a SQL database; a subclass brings the connection."""
 
     # what the unique index on names raises when an account of the name exists
@@ -343,9 +350,11 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, ABC):
                 new_ratings: Mapping[str, tuple[float, int]] | None) -> None:
         """``record_finished_match``'s writes, inside the caller's transaction."""
         cursor.execute(
-            f"INSERT INTO finished_matches ({_MATCH_COLUMNS}, winner_id, loser_id)"
+            f"INSERT INTO finished_matches ({_MATCH_COLUMNS}, winner_id, loser_id,"
+            " tournament_id, tournament_round)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            " (SELECT id FROM users WHERE name = ?), (SELECT id FROM users WHERE name = ?))",
+            " (SELECT id FROM users WHERE name = ?), (SELECT id FROM users WHERE name = ?),"
+            " ?, ?) RETURNING id",
             (
                 match.winner,
                 match.loser,
@@ -358,8 +367,13 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, ABC):
                 match.loser_rating_change,
                 match.winner,
                 match.loser,
+                match.tournament,
+                match.tournament_round,
             ),
         )
+        (match_id,) = cursor.fetchone()
+        if match.tournament is not None:
+            record_tournament_result(cursor, match, int(match_id))
         cursor.execute(
             "DELETE FROM saved_matches WHERE player_a = ? AND player_b = ?",
             _pair(match.winner, match.loser),
@@ -374,7 +388,7 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, ABC):
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         rows = self._all(
-            f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
+            f"SELECT id, {_MATCH_READ} FROM finished_matches"
             f" WHERE {_PLAYED} ORDER BY finished, id",
             (name,) * 4,
         )
@@ -385,7 +399,7 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, ABC):
     ) -> list[FinishedMatch]:
         # each half walks its own (player, finished) index backwards
         rows = self._all(
-            f"SELECT id, {_MATCH_COLUMNS} FROM ("
+            f"SELECT id, {_MATCH_READ} FROM ("
             f" SELECT * FROM (SELECT * FROM finished_matches WHERE {_played('winner')}"
             "  ORDER BY finished DESC, id DESC LIMIT ?) AS won"
             " UNION ALL"
@@ -399,7 +413,7 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, ABC):
 
     def finished_match(self, match_id: int) -> FinishedMatch | None:
         row = self._one(
-            f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches WHERE id = ?", (match_id,)
+            f"SELECT id, {_MATCH_READ} FROM finished_matches WHERE id = ?", (match_id,)
         )
         return None if row is None else _finished(row)
 
@@ -446,6 +460,7 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, ABC):
                 self._rename_analyses(cursor, name, new_name, user_id)
                 cursor.execute(
                     "UPDATE messages SET sender = ? WHERE sender = ?", (new_name, name))
+                rename_in_tournaments(cursor, name, new_name)
         except self._NAME_CLASH as error:  # made meanwhile (PostgreSQL's writers run at once)
             raise NameTaken(new_name) from error
 

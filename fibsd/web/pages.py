@@ -34,8 +34,10 @@ from twisted.web.server import NOT_DONE_YET, Request, Site
 from fibsd.config import Settings
 from fibsd.rules.ending import ended
 from fibsd.store import FinishedMatch, Unavailable
+from fibsd.tournament import pairing as formats
+from fibsd.tournament.director import rounds_of
 from fibsd.web import analysis_view as views
-from fibsd.web import favicon, i18n
+from fibsd.web import favicon, i18n, tournament_view
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
 from fibsd.web.chart_svg import draw_chart, rating_path
@@ -72,7 +74,8 @@ ERRORS = {"No such page.": "error.no_page", "No such player.": "error.no_player"
           "No such file.": "error.no_file", "This match cannot be replayed.": "error.no_replay",
           "Bad page.": "error.bad_page", "Bad step.": "error.bad_step",
           "No such page of the ladder.": "error.no_ladder_page", "No such match.": "error.no_match",
-          "No such step.": "error.no_step", "This match cannot be exported.": "error.no_export"}
+          "No such step.": "error.no_step", "This match cannot be exported.": "error.no_export",
+          "No such tournament.": "error.no_tournament"}
 
 
 class NotFound(Exception):
@@ -154,6 +157,9 @@ class WebFace(Resource):
             (re.compile(r"/matches/(\d{1,%d})\.mat" % MAX_ID_DIGITS), self.match_mat),
             (re.compile(r"/matches/(\d{1,%d})\.sgf" % MAX_ID_DIGITS), self.match_sgf),
             (re.compile(r"/ratings/pr"), self.pr_ladder),
+            (re.compile(r"/tournaments"), self.tournaments),
+            (re.compile(r"/tournaments/(\d{1,%d})" % MAX_ID_DIGITS), self.tournament_page),
+            (re.compile(r"/tournaments/(\d{1,%d})\.json" % MAX_ID_DIGITS), self.tournament_json),
             (re.compile(r"/live/([^/]+)"), self.live_page),
             (re.compile(r"/live/([^/]+)/events"), self.live_events),
             (re.compile(r"/api/matches"), self.api_matches),
@@ -404,7 +410,54 @@ class WebFace(Resource):
             "ended": ended(json.loads(m.record)),  # replay() read it: it is JSON
             "games": views.annotated_games(played.games, marks),
             "analysis": views.analysis_object(found),
+            "tournament": (None if m.tournament is None
+                           else {"id": m.tournament, "round": m.tournament_round}),
         }
+        self._send(request, json.dumps(data, indent=1).encode("utf-8"),
+                   b"application/json; charset=utf-8")
+
+    # -- tournaments (fibsd/web/tournament_view.py) -------------------------------------
+
+    async def tournaments(self, request: Request) -> None:
+        rows = []
+        for states, limit in ((("open",), 1000), (("running",), 1000),
+                              (("finished",), self.page_size)):
+            rows += list(reversed(await self.archive.tournaments(states, limit)))
+        self._send(request, self._page("tournaments.html", request,
+                                       title="page.tournaments_title", rows=rows))
+
+    async def _tournament(self, raw_id: str) -> tuple[Any, list[Any], list[Any], Any]:
+        number = int(raw_id)
+        record = await self.archive.tournament(number)
+        if record is None:
+            raise NotFound("No such tournament.")
+        entries = await self.archive.tournament_entries(number)
+        pairings = await self.archive.tournament_pairings(number)
+        standings = None
+        if record.format != "knockout":
+            standings = formats.standings([n for n, _ in entries], rounds_of(pairings))
+        return record, entries, pairings, standings
+
+    def _is_live(self, pairing: Any) -> bool:
+        return any(set(m.players) == {pairing.first, pairing.second}
+                   for m in self.lobby.running())
+
+    async def tournament_page(self, request: Request, raw_id: str) -> None:
+        record, entries, pairings, standings = await self._tournament(raw_id)
+        bracket = None
+        if record.format == "knockout" and entries:
+            total = formats.round_count("knockout", len(entries))
+            bracket = Markup(tournament_view.bracket_svg(pairings, total, self._is_live,
+                                                         record.name))
+        rounds = [[(p, tournament_view.match_link(p, self._is_live)) for p in pairings
+                   if p.round == number] for number in sorted({p.round for p in pairings})]
+        self._send(request, self._page(
+            "tournament.html", request, title=record.name, t_record=record,
+            entries=entries, rounds=rounds, standings=standings, bracket=bracket))
+
+    async def tournament_json(self, request: Request, raw_id: str) -> None:
+        record, entries, pairings, standings = await self._tournament(raw_id)
+        data = tournament_view.tournament_data(record, entries, pairings, standings)
         self._send(request, json.dumps(data, indent=1).encode("utf-8"),
                    b"application/json; charset=utf-8")
 

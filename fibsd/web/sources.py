@@ -52,7 +52,8 @@ class LobbySource(Protocol):
 # The store methods the web face may call: reads only (tests/test_layering.py checks
 # that fibsd/web names no other store method).
 READS = ("get_user", "ratings", "finished_match", "recent_finished_matches", "rating_steps",
-         "analysis", "analyses_of", "pr_ladder")
+         "analysis", "analyses_of", "pr_ladder", "tournament", "tournaments",
+         "tournament_entries", "tournament_pairings")
 
 
 class Archive:
@@ -96,4 +97,20 @@ class Archive:
 
     def rating_steps(self, name: str, limit: int) -> Deferred[list[RatingStep]]:
         d: Deferred[list[RatingStep]] = self._db.call("rating_steps", name, limit)
+        return d
+
+    def tournament(self, tournament_id: int) -> Deferred[Any]:
+        d: Deferred[Any] = self._db.call("tournament", tournament_id)
+        return d
+
+    def tournaments(self, states: tuple[str, ...], limit: int) -> Deferred[list[Any]]:
+        d: Deferred[list[Any]] = self._db.call("tournaments", states, limit)
+        return d
+
+    def tournament_entries(self, tournament_id: int) -> Deferred[list[tuple[str, float]]]:
+        d: Deferred[list[tuple[str, float]]] = self._db.call("tournament_entries", tournament_id)
+        return d
+
+    def tournament_pairings(self, tournament_id: int) -> Deferred[list[Any]]:
+        d: Deferred[list[Any]] = self._db.call("tournament_pairings", tournament_id)
         return d

@@ -178,11 +178,13 @@ async def test_the_match_list_api_pages_newest_first(web: Web, match_ids: list[i
 NAV = re.compile(r'<nav aria-label="site"[^>]*><a class="site" href="/">fibsd</a> '
                  r'<a href="/play"[^>]*>Play</a> <a href="/"[^>]*>Who</a> '
                  r'<a href="/ratings"[^>]*>Ratings</a> <a href="/ratings/pr"[^>]*>PR ladder</a>'
+                 r' <a href="/tournaments"[^>]*>Tournaments</a>'
                  r'(?: <a class="lang" href="[^"]*\?lang=fr" hreflang="fr" lang="fr">Français</a>)'
                  r'</nav>|'
                  r'<nav aria-label="site"[^>]*><a class="site" href="/">fibsd</a> '
                  r'<a href="/play"[^>]*>Play</a> <a href="/"[^>]*>Who</a> '
                  r'<a href="/ratings"[^>]*>Ratings</a> <a href="/ratings/pr"[^>]*>PR ladder</a>'
+                 r' <a href="/tournaments"[^>]*>Tournaments</a>'
                  r' <a class="lang" href="/play\?lang=en" '
                  r'hreflang="en" lang="en">English</a> <a class="lang" href="/play\?lang=fr" '
                  r'hreflang="fr" lang="fr">Français</a></nav>')

@@ -57,8 +57,8 @@ def test_no_stock_client_reads_the_line_as_its_own(line: str) -> None:
 
 
 @pytest.mark.parametrize("line", LINES)
-def test_the_sentences_are_unknown_to_fibsd_s_client(line: str) -> None:
-    assert classify(line) == ev.Unknown(line)
+def test_fibsd_s_client_reads_the_sentences_as_information(line: str) -> None:
+    assert classify(line) == ev.Information(kind="analysis", text=line)
 
 
 @pytest.mark.parametrize("line", ERRORS)

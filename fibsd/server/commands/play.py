@@ -65,6 +65,9 @@ class Invitation:
     # ``fairdice`` before joining (None for a resume, or when a test scripts the dice).
     server_seed: bytes | None = None
     clock: ClockSpec | None = None  # the clock a join agrees to (protocol/clock.md)
+    # (tournament id, round): an invitation the tournament director set up; the match it
+    # starts is that round's (fibsd.tournament.director)
+    tournament: tuple[int, int] | None = None
 
 
 def _match(session: Session) -> LiveMatch | None:
@@ -246,7 +249,7 @@ def join(session: Session, rest: str) -> Any:
         return session.send(text.didnt_invite(inviter.name))
     if inviter.playing is not None:
         return session.send(text.join_already_playing(inviter.name))
-    if not inviter.ready:
+    if not inviter.ready and invitation.tournament is None:  # a pairing needs no 'ready'
         return session.send(text.refusing_games(inviter.name))
     if not invitation.confirmed and lobby.now() - invitation.sent < JOIN_RACE_WINDOW:
         return _restate(session, invitation)
@@ -285,6 +288,7 @@ def join(session: Session, rest: str) -> Any:
             return None
         live = LiveMatch.new(lobby, inviter, user, length, invitation.server_seed,
                              invitation.clock)
+        live.tournament = invitation.tournament
         started = live.begin(inviter, user, resumed=False)  # its record replaces a saved one
         seed = _unrevealed_seed(saved)
         if saved is not None and seed is not None:  # its rolls become verifiable
