@@ -89,8 +89,9 @@ class CheapPasswords:
 def make_settings(**overrides: Any) -> Settings:
     """The repository's config/fibsd.toml with dotted-key overrides; the web face is
     off unless asked for (a test that wants it listens on a port of its own choosing,
-    never on the shared default 8080)."""
-    return load_settings(CONFIG, {"web_port": 0, **overrides})
+    never on the shared default 8080) and so are the resident bots (a test that wants
+    them says ``bots.enabled``)."""
+    return load_settings(CONFIG, {"web_port": 0, "bots.enabled": False, **overrides})
 
 
 class FakeServer:

@@ -398,7 +398,7 @@ TEXT_RULES: tuple[Rule, ...] = (
     _rule(r"^(?P<text>Information about @:?|  Last login: .*|  Last logout: .*|  Not logged in right now\."
           r"|  Still logged in\..*|  @ is (?:playing with|watching|ready to play|not ready).*"
           r"|  Rating: +[0-9]+\..*|  Email address: .*|  No email address\.|No information found on user.*"
-          r"|  Abandoned matches: [0-9]+ of [0-9]+ .*)$",
+          r"|  Abandoned matches: [0-9]+ of [0-9]+ .*|  Bot: a program plays this account.*)$",
           ev.Information, kind="whois"),
     _rule(r"^(?P<text>fairdice: .*)$", ev.Information, kind="fairdice"),
     _rule(r"^(?P<text>n: [0-9]+|Chi-square of the .*)$", ev.Information, kind="dicetest"),

@@ -163,7 +163,14 @@ def migrate_5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4, migrate_5)
+def migrate_bot_flag(conn: sqlite3.Connection) -> None:
+    """Accounts played by a program are marked (``bot``: 1), so that whois, the web
+    face, the ladder and tournaments can tell them from people (issue 24)."""
+    conn.execute("ALTER TABLE users ADD COLUMN bot INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4, migrate_5,
+                                     migrate_bot_flag)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -169,6 +169,11 @@ def migrate_5(cursor: Cursor) -> None:
         cursor.execute(statement)
 
 
+def migrate_bot_flag(cursor: Cursor) -> None:
+    """Accounts played by a program are marked (SQLite's ``migrate_bot_flag``)."""
+    cursor.execute("ALTER TABLE users ADD COLUMN bot BOOLEAN NOT NULL DEFAULT FALSE")
+
+
 def _mirror(sqlite_order: Sequence[Callable[..., None]]) -> tuple[Migration, ...]:
     """This module's migrations in SQLite's order, matched by name, so a database is at
     the same version number on either backend; a SQLite migration without its

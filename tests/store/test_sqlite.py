@@ -194,7 +194,7 @@ def test_migration_4_gives_each_result_to_the_account_that_played_it(tmp_path: P
         assert [m.finished for m in store.finished_matches("alice")] == [2000]
         assert [m.finished for m in store.finished_matches("bob")] == [500, 600, 2000]
         assert [m.finished for m in store.finished_matches("ghost")] == [600]
-        assert schema_version(store._conn) == 5 == len(MIGRATIONS)
+        assert schema_version(store._conn) == len(MIGRATIONS)
         store.delete_user("alice")
         assert [m.finished for m in store.finished_matches("alice")] == [500, 2000]
         store.create_user("alice", "h", 3000)

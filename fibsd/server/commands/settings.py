@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fibsd.server.commands import command, user_of
+from fibsd.server.commands.bots import set_bot
 from fibsd.server.ratelimit import allow
 from fibsd.store import UserRecord
 from fibsd.wire import chat
@@ -58,6 +59,8 @@ def set_variable(session: Session, rest: str) -> object:
     if not words:
         session.send(*texts.format_variable_listing(user.variables))
         return None
+    if words[0].lower() == "bot":  # its full word only (fibsd/server/commands/bots.py)
+        return set_bot(session, words[1:])
     name = texts.resolve_variable(words[0])
     if name is None:
         session.send(texts.INVALID_VARIABLE)
