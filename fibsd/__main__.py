@@ -97,11 +97,18 @@ class _AdminOptions(_Options, AdminOptions):
     pass
 
 
+class BotsOptions(_Options):
+    longdesc = ("Run the site's resident bots ([bots] of the configuration) here, without "
+                "the server: their accounts are prepared in the configured database, and "
+                "they connect to [bots] server (default this machine) until Ctrl-C or "
+                "SIGTERM. Run the server itself with [bots] enabled = false then.")
+
+
 class Options(_Options):
     synopsis = ("[--config FILE] [--data-dir DIR] [--port N] [--database FILE] "
                 "[--interface ADDRESS] [--web-port N] [--cluster URL] [--log-file FILE] "
                 "[--log-format text|json] [--log-level LEVEL] "
-                "[backup FILE | admin ... | migrate ...]")
+                "[backup FILE | admin ... | migrate ... | bots]")
     longdesc = ("A FIBS-compatible backgammon server. Settings: the shipped defaults, "
                 "then --config (a TOML file with the keys it changes), then these options.")
     optParameters = [
@@ -121,6 +128,7 @@ class Options(_Options):
         ["backup", None, BackupOptions, "copy the database, online"],
         ["admin", None, _AdminOptions, "accounts, bans and the admin log, in the database"],
         ["migrate", None, MigrateOptions, "copy a SQLite site into PostgreSQL, verified"],
+        ["bots", None, BotsOptions, "run the resident bots of the configuration, here"],
     ]
 
     def settings(self) -> Settings:
@@ -188,7 +196,23 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"fibsd: cannot open the log file: {error}", file=sys.stderr)
         return 2
+    if options.subCommand == "bots":
+        return _bots(settings, log_stream, options["log-format"], level)
     return _serve(settings, log_stream, options["log-format"], level)
+
+
+def _bots(settings: Settings, log_stream: IO[str], log_format: str, level: Any) -> int:
+    from twisted.logger import globalLogBeginner
+
+    from fibsd.operator_log import observer
+    from fibsd.residents.service import run_bots
+
+    globalLogBeginner.beginLoggingTo([observer(log_stream, log_format, level)])
+    try:
+        return run_bots(settings)
+    except DATABASE_ERRORS as error:
+        print(_cannot_open(settings, error), file=sys.stderr)
+        return 2
 
 
 def _serve(settings: Settings, log_stream: IO[str], log_format: str, level: Any) -> int:

@@ -115,6 +115,7 @@ class Bot:
         *,
         invite: str | None = None,
         length: int = 1,
+        lengths: frozenset[int] | None = None,
         matches: int | None = None,
         games: int | None = None,
         clock: IReactorTime | None = None,
@@ -124,6 +125,7 @@ class Bot:
         self.brain: Brain = brain or HeuristicBrain()
         self.invite_name = invite
         self.length = length
+        self.lengths = lengths  # the lengths it joins; None: any
         self.match_limit = matches
         self.game_limit = games
         self.clock = clock
@@ -236,6 +238,8 @@ class Bot:
             self._invite()
 
     def on_Invitation(self, event: ev.Invitation) -> None:
+        if self.lengths is not None and event.match_length not in self.lengths:
+            return
         if self._accepts(event.inviter):  # from a saved match's opponent: a new match replaces it
             self.send(f"join {event.inviter}")
 
@@ -401,7 +405,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--server", default="localhost")
     parser.add_argument("--port", type=int, default=4321)
     parser.add_argument("--name", required=True)
-    parser.add_argument("--password", required=True)
+    parser.add_argument("--password", help="the password (visible to ps: prefer --password-file)")
+    parser.add_argument("--password-file", metavar="PATH",
+                        help="read the password from the first line of this file")
+    parser.add_argument("--lengths", default="any", metavar="LIST",
+                        help="the match lengths it joins: 'any' or a comma list (1,3,5)")
     parser.add_argument("--register", action="store_true",
                         help="create the account through the guest dialogue if login fails")
     parser.add_argument("--invite", metavar="NAME",
@@ -413,13 +421,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--gnubg-host", default="localhost")
     parser.add_argument("--gnubg-port", type=int, default=4322,
                         help="where gnubg's 'external' command listens")
-    return parser.parse_args(argv)
+    options = parser.parse_args(argv)
+    if options.password_file is not None:
+        with open(options.password_file, encoding="utf-8") as file:
+            options.password = file.readline().strip()
+    if not options.password:
+        parser.error("give --password-file PATH (or --password)")
+    options.lengths = (None if options.lengths == "any"
+                       else frozenset(int(n) for n in options.lengths.split(",")))
+    return options
 
 
 async def run(reactor: Any, options: argparse.Namespace) -> Bot:
     """Log in (registering when asked and needed) and play until the limits are reached."""
     bot = Bot(options.name, make_brain(options.brain, options), invite=options.invite,
-              length=options.length, matches=options.matches, games=options.games,
+              length=options.length, lengths=options.lengths, matches=options.matches, games=options.games,
               clock=reactor)
     credentials = Credentials(options.name, options.password, "fibsd-bot")
     _, ready = connect(reactor, options.server, options.port, credentials, bot,

@@ -36,6 +36,21 @@ def whois_lines(session: Session, name: str, bot: bool) -> list[str]:
     return [bot_text.whois_line(describe(found) if found is not None else None)]
 
 
+def help_lines(session: Session) -> list[str]:
+    """What ``help bot`` adds to its text: this site's resident bots, each with the
+    command that invites it and its strength."""
+    bots = session.settings.bots
+    if not bots.enabled or not bots.resident:
+        return ["", "This server runs no resident bots: 'who' may show other ones."]
+    lines = ["", "The bots of this server:"]
+    for bot in bots.resident:
+        lengths = ", ".join(map(str, bot.lengths))
+        for account in bot.accounts():
+            lines += [f"  invite {account} {bot.lengths[0]}",
+                      f"      {describe(bot)}; matches of {lengths} points"]
+    return lines
+
+
 def set_bot(session: Session, words: list[str]) -> object:
     """``set bot`` (the state) or ``set bot yes|no`` (the account's own choice)."""
     user = user_of(session)
