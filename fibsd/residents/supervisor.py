@@ -23,6 +23,7 @@ crash-looping (each prefixed with its account name); gnubg's output is dropped.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import sys
@@ -44,6 +45,7 @@ from fibsd.residents.levels import describe, gnubg_commands
 log = Logger()
 STOP_SECONDS = 5.0
 MAX_LINE = 300  # of a process's output kept for the log
+_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT[0-9:.+-]+ ")  # the bot's own log time: ours comes first
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ class _Process(ProcessProtocol):
         *lines, self._partial = (self._partial + data).split(b"\n")
         self._partial = self._partial[-MAX_LINE:]
         for raw in lines:
-            line = raw.decode("utf-8", "replace").rstrip()[:MAX_LINE]
+            line = _STAMP.sub("", raw.decode("utf-8", "replace").rstrip())[:MAX_LINE]
             if line:
                 self.keeper.output(line)
 
