@@ -36,6 +36,9 @@ from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, masked, sh
 # What opening an unusable database raises (a directory that cannot be created, a file
 # that is not SQLite, one written by a newer fibsd, one that cannot be written, a
 # PostgreSQL server that refuses).
+# FIBSD_BOTS=off starts the server without its resident bots whatever the configuration
+# says: for a quick start while debugging, and for test suites that start many servers.
+NO_BOTS_VARIABLE = "FIBSD_BOTS"
 DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew, WriteFailed, DatabaseUnavailable)
 
 
@@ -142,6 +145,8 @@ class Options(_Options):
             overrides["web_port"] = self["web-port"]
         if self["cluster"] is not None:
             overrides["cluster.url"] = self["cluster"]
+        if os.environ.get(NO_BOTS_VARIABLE, "").lower() == "off":
+            overrides["bots.enabled"] = False
         return load_settings(Path(config) if config else None, overrides)
 
 

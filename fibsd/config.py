@@ -403,6 +403,9 @@ class Bots:
     restart_max_seconds: int = checked(300, between(1, 86400))
     stable_seconds: int = checked(60, between(1, 86400))  # a run this long resets the backoff
     gnubg: str = ""  # the gnubg program ("": gnubg on PATH or in /usr/games)
+    # The web ladder: bots ranked with people ("together") or in a list of their own
+    # ("apart"); the telnet `ratings` list stays FIBS's, everyone together.
+    ladder: str = checked("apart", one_of("apart", "together"))
     resident: tuple[ResidentBot, ...] = DEFAULT_BOTS
 
 

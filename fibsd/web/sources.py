@@ -67,6 +67,10 @@ class Archive:
         d: Deferred[list[tuple[str, float, int]]] = self._db.call("ratings")
         return d
 
+    def bot_names(self) -> Deferred[set[str]]:
+        d: Deferred[set[str]] = self._db.call("bot_names")
+        return d
+
     def finished_match(self, match_id: int) -> Deferred[FinishedMatch | None]:
         d: Deferred[FinishedMatch | None] = self._db.call("finished_match", match_id)
         return d

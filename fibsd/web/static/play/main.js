@@ -84,6 +84,7 @@ async function doLogin(event) {
     $("game-view").hidden = false;
     $("logout").hidden = false;
     document.body.dataset.state = "lobby";
+    loadBots();
   } catch (error) {
     showLoginError(error.message);
   } finally {
@@ -626,6 +627,43 @@ function rematch() {
   $("rematch").hidden = true;
 }
 
+// -- resident bots: "Play a bot" -------------------------------------------------------
+
+// The site's resident bots (/api/bots): the choice lists each with its strength; the
+// button makes the player ready if need be and invites the chosen one to the match
+// length asked for, or to the shortest length it plays when it does not play that one.
+async function loadBots() {
+  let bots = [];
+  try {
+    const answer = await fetch("/api/bots");
+    if (answer.ok) bots = (await answer.json()).bots;
+  } catch (error) {
+    bots = [];
+  }
+  const choice = $("bot-choice");
+  choice.replaceChildren(...bots.map((bot) => {
+    const option = document.createElement("option");
+    option.value = bot.name;
+    option.textContent = `${bot.name} (${bot.level})`;
+    option.dataset.lengths = bot.lengths.join(",");
+    return option;
+  }));
+  $("bots").hidden = bots.length === 0;
+}
+
+function playBot() {
+  const option = $("bot-choice").selectedOptions[0];
+  if (!option || !state.who.has(option.value)) {
+    $("message").textContent = t("play.no_bot");
+    return;
+  }
+  const lengths = option.dataset.lengths.split(",").map(Number);
+  const wanted = Number($("length").value);
+  const me = state.who.get(state.me);
+  if (me && !me.ready) send("toggle ready"); // FIBS lets only a ready player invite
+  act(`invite ${option.value} ${lengths.includes(wanted) ? wanted : lengths[0]}`);
+}
+
 // -- who is online, invitations ---------------------------------------------------------
 
 function status(entry) {
@@ -960,6 +998,7 @@ async function start() {
     document.body.dataset.state = "lobby";
   });
   $("ready").addEventListener("change", () => send("toggle ready"));
+  $("play-bot").addEventListener("click", playBot);
   $("saved").addEventListener("click", () => {
     state.savedAsked = true;
     send("show saved");
