@@ -13,7 +13,8 @@ from tests.server.test_social import every_line_is_catalogued  # noqa: F401
 
 @pytest.fixture
 def server() -> FakeServer:
-    fake = FakeServer(settings=make_settings(admins=["root"]))
+    # the default's resident bots (a FakeServer starts no processes)
+    fake = FakeServer(settings=make_settings(admins=["root"], **{"bots.enabled": True}))
     for name in ("root", "alice", "GnubgExpert"):
         fake.register(name)
     return fake
@@ -73,3 +74,27 @@ def test_an_account_with_matches_is_marked_only_by_an_admin(server: FakeServer) 
     root.send("admin bot alice")
     assert said(root) == ["** Usage: admin bot <name> yes|no"]
 
+
+
+def test_help_bot_lists_the_sites_bots(server: FakeServer) -> None:
+    alice = login(server, "alice")
+    alice.send("help bot")
+    lines = said(alice)
+    assert lines[0] == "Playing a bot"
+    assert lines[-6:] == [
+        "",
+        "The bots of this server:",
+        "  invite GnubgExpert 1",
+        "      gnubg expert: 0-ply, no noise; matches of 1, 3, 5, 7 points",
+        "  invite HeuristicBot 1",
+        "      fibsd's heuristic, the weakest; matches of 1, 3, 5, 7 points",
+    ]
+
+
+def test_help_bot_on_a_site_without_bots() -> None:
+    server = FakeServer(settings=make_settings(**{"bots.enabled": False}))
+    server.register("alice")
+    alice = login(server, "alice")
+    alice.send("help bot")
+    assert said(alice)[-2:] == [
+        "", "This server runs no resident bots: 'who' may show other ones."]

@@ -32,7 +32,8 @@ def whois_lines(session: Session, name: str, bot: bool) -> list[str]:
     """The bot line of ``name``'s whois (none for a person's account)."""
     if not bot:
         return []
-    found = resident(session.settings.bots.resident, name)
+    bots = session.settings.bots
+    found = resident(bots.resident, name) if bots.enabled else None
     return [bot_text.whois_line(describe(found) if found is not None else None)]
 
 
