@@ -5,47 +5,75 @@ server says and never polls.  Its choices come from a *brain*
 (``HeuristicBrain``, the documented rules of ``fibsd.client.strategy``, or
 ``fibsd.client.gnubg_brain.GnubgBrain`` where GNU Backgammon runs).
 
-Match flow: at login it makes itself ready, then either invites its opponent
-(``--invite``) or waits and joins whoever invites it.  It rolls or doubles when
-asked, moves after ``Please move`` (and after ``It's your turn to move`` for the
-opening roll, once the board follows), answers doubles and resignations, never
-resigns, and joins every next game.  The position it plays from is the last
-``board:`` line; the dice are those of the last own roll (or of the board).
+It never gets stuck, because it asks the server rather than trusting its memory:
 
-Losing the connection: the factory reconnects; if a match was running, the match
-is saved on the server, and after the new login the bot sends ``invite
-<opponent>`` (the resume form, between-games.md 6.3) until the opponent joins.
-A bot whose opponent dropped waits and joins the opponent's resume invitation.
+* **After every login and every match** it reads ``show saved`` (the listing ends
+  at the answer to ``show savedcount <self>``) and resumes saved matches first: it
+  invites each saved opponent who is online with ``invite <name>`` (no length: the
+  resume form), and again when one logs in; it joins every resume invitation.  Two
+  bots that both invite resume once (the second join is refused); a bot that only
+  waits for its opponent's login is invited all the same.
+* **Every invitation gets an answer** once its ``Type 'join ...'`` line has come:
+  a join, or a ``tell`` saying why not (playing, a length it does not play, busy
+  resuming another saved match, done).  A new match that would discard a saved one
+  (the ``WARNING: Don't accept ...`` line) is never joined: the bot invites the
+  inviter to resume instead and tells him so.
+* **A refused invitation**: a final refusal (``** You're not experienced enough
+  ...``, a length out of range) is not retried; the bot logs it and tells the
+  invitee.  Others (away, busy, not ready, offline) are retried with growing delays
+  and given up after ``MAX_RETRIES`` until that player logs in again.  An invitation
+  nobody joins stays open on the server, but after ``PATIENCE_SECONDS`` the bot takes
+  other invitations meanwhile.
+* **Its own who line** (CLIP ``5``) tells it when the server has it in a match it
+  did not see start (a new connection that replaced one the server still held).
+
+Losing the connection: the factory reconnects; a running match is saved on the
+server and resumed as above.  The log says, at the info level, what it does:
+logins, saved matches, invitations and answers, matches started, resumed and over,
+refusals and errors.
 
 Usage (``python -m fibsd.client.bot`` works the same)::
 
-    fibsd-bot --name bob --password secret --register              # accept anyone
-    fibsd-bot --name alice --password secret --register --invite bob --length 5 --matches 3
-    fibsd-bot --name gnu --password secret --brain gnubg --gnubg-port 4322
+    FIBSD_BOT_PASSWORD=secret fibsd-bot --name bob --register       # accept anyone
+    fibsd-bot --name alice --password-file pw.txt --invite bob --length 5 --matches 3
+    fibsd-bot --name gnu --password-file pw.txt --brain gnubg --gnubg-port 4322 --lengths 1-7
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol
 
+from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.logger import Logger
 
 from fibsd.client import events as ev
+from fibsd.client import offers
 from fibsd.client import strategy
+from fibsd.client.offers import describe_lengths
 from fibsd.client.protocol import (
-    ClipClientFactory, ClipClientProtocol, Credentials, LoginFailed, Outcome, connect,
+    ClipClientFactory, ClipClientProtocol, Credentials, LoginFailed, Outcome,
+    RegistrationFailed, Stage, connect,
 )
 from fibsd.rules.movegen import legal_plays
 from fibsd.rules.play import Play
 from fibsd.rules.position import Position
 
-RETRY_SECONDS = 1.0  # between invitations the server refused (opponent away, save not written)
-MAX_RETRIES = 120
+log = Logger(namespace="fibsd-bot")
+
+PASSWORD_VARIABLE = "FIBSD_BOT_PASSWORD"
+RETRY_SECONDS = 1.0  # the first wait after a passing refusal (opponent away, busy, offline)
+MAX_RETRY_SECONDS = 60.0  # the waits double up to this
+PATIENCE_SECONDS = 60.0  # how long an invitation out keeps other inviters waiting
+MAX_RETRIES = 10  # refused invitations; then the bot gives up until that player logs in
 
 
 class Brain(Protocol):
@@ -105,6 +133,15 @@ class Stats:
     errors: list[str] = field(default_factory=list)
 
 
+@dataclass
+class _Offer:
+    """An invitation being read: its first line has come, ``Type 'join ...'`` ends it."""
+
+    inviter: str
+    length: int | None  # None: to resume the saved match; offers.UNLIMITED: unlimited
+    warning: int | None = None  # the saved match's length, when the server warned
+
+
 class Bot:
     """One account's player; pass it as the handler of a ``ClipClientFactory``."""
 
@@ -134,15 +171,27 @@ class Bot:
         self.factory: ClipClientFactory | None = None
         self.board: ev.Board | None = None
         self.dice: tuple[int, int] = (0, 0)
-        self.opponent: str | None = None  # of the running or interrupted match
+        self.opponent: str | None = None  # of the running match
         self.playing = False
+        self.ready = False
         self.move_on_board = False
         # Our double is waiting for an answer: a double offered back now is an instant
         # redouble (fibsd words it as a double, as FIBS clients know no other line).
         self.doubled = False
+        # What the server holds for us: ``show saved`` after every login and match,
+        # kept up to date by drops, logins and logouts.  Keys are lower-case names.
+        self.saved: dict[str, offers.SavedMatch] = {}
+        self.listing: dict[str, offers.SavedMatch] | None = None  # show saved being read
+        self.looked = False  # the listing of this connection has been read
+        self.offer: _Offer | None = None
         self.want_match: str | None = None  # whom we invite (again) until a match begins
+        self.want_resume = False  # ... to resume our saved match, or to a new one
+        self.awaiting: str | None = None  # an invite was sent, its answer not read yet
+        self.invite_refused: str | None = None  # why the server refuses our --invite
+        self.given_up: set[str] = set()  # not invited again until they log in (lower case)
         self.retries = 0
         self.retry_call: IDelayedCall | None = None
+        self.quitting = False
         self.games_played = 0
         self.matches_played = 0
         self.finished: Outcome[Bot] = Outcome()
@@ -155,10 +204,11 @@ class Bot:
         """The factory's ``connected`` callback: every new connection is ours to send on."""
         self.protocol = protocol
         self.factory = protocol.factory
-        self.playing = False
-        self.move_on_board = False
+        self.playing = self.ready = self.looked = self.move_on_board = False
+        self.listing = self.offer = self.awaiting = None
         self._pending = None
-        protocol.closed.wait().addCallback(lambda _: self._lost())
+        self._cancel_retry()
+        protocol.closed.wait().addCallback(lambda _: self._lost(protocol))
 
     def send(self, command: str) -> None:
         if self.protocol is None or self.protocol.transport is None:
@@ -187,84 +237,308 @@ class Bot:
         if handler is not None:
             handler(event)
 
-    # -- login and invitations -------------------------------------------------------
+    def _tell(self, name: str, text: str) -> None:
+        """Say why to a player, and log it: no invitation goes unanswered."""
+        log.info("told {name}: {text}", name=name, text=text)
+        self.send(f"tell {name} {text}")
+
+    # -- login and the saved matches -------------------------------------------------
+
+    def on_Welcome(self, event: ev.Welcome) -> None:
+        log.info("logged in as {name}", name=event.name)
+
+    def on_AlreadyLoggedIn(self, event: ev.AlreadyLoggedIn) -> None:
+        log.info("the server still had an older connection of ours; this one replaces it")
 
     def on_OwnInfo(self, event: ev.OwnInfo) -> None:
-        if event.ready:
-            self._start()
-        else:
+        self.ready = event.ready
+        if not event.ready:
             self.send("toggle ready")
+        self._look()
+
+    def _look(self) -> None:
+        """Ask for ``show saved``; ``show savedcount <self>`` marks the listing's end."""
+        if self.listing is not None:
+            return  # one is on its way
+        self.listing = {}
+        self.send("show saved")
+        self.send(f"show savedcount {self.name}")
+
+    def on_Information(self, event: ev.Information) -> None:
+        if event.kind != "saved" or self.listing is None:
+            return
+        entry = offers.saved_line(event.text)
+        if entry is not None:
+            self.listing[entry.opponent.lower()] = entry
+            return
+        owner = offers.saved_count_of(event.text)
+        if owner is not None and owner.lower() == self.name.lower():
+            self.saved, self.listing, self.looked = self.listing, None, True
+            for entry in self.saved.values():
+                log.info("saved match with {name}: {match}, {state}", name=entry.opponent,
+                         match=entry.describe(), state="online" if entry.online else "offline")
+            self._next()
+
+    def on_WhoInfo(self, event: ev.WhoInfo) -> None:
+        """Our own who line says whether the server has us in a match: it is the truth
+        when a new connection replaced one the server still held (no resume lines come)."""
+        if event.name.lower() != self.name.lower() or event.opponent is None or self.playing:
+            return
+        log.info("the server has us in the match with {name}: playing on", name=event.opponent)
+        self._begin(event.opponent)
 
     def on_ToggleChanged(self, event: ev.ToggleChanged) -> None:
-        if event.toggle == "ready" and event.value and not self.playing:
-            self._start()
+        if event.toggle == "ready":
+            self.ready = event.value
+            if event.value:
+                self._next()
 
-    def _start(self) -> None:
-        """Ready: resume an interrupted match, or invite, or wait to be invited."""
-        if self.opponent is not None:
-            self.want_match = self.opponent
-        elif self.invite_name is not None and not self._limit_reached():
-            self.want_match = self.invite_name
+    def on_LoginNotice(self, event: ev.LoginNotice) -> None:
+        key = event.name.lower()
+        if key == self.name.lower():
+            return
+        self.given_up.discard(key)
+        self._mark(key, online=True)
+        entry = self.saved.get(key)
+        wanted = self.want_match is not None and self.want_match.lower() == key
+        invited = self.invite_name is not None and self.invite_name.lower() == key
+        if not self.playing and (entry is not None or wanted or invited):
+            self.retries = 0
+            self._cancel_retry()
+            self._next()
+
+    def on_LogoutNotice(self, event: ev.LogoutNotice) -> None:
+        self._mark(event.name.lower(), online=False)
+
+    def _mark(self, key: str, *, online: bool) -> None:
+        """A saved opponent came or went: in what we know, and in a listing being read
+        (its line may have been written before the notice)."""
+        for table in (self.saved, self.listing):
+            entry = table.get(key) if table is not None else None
+            if table is not None and entry is not None:
+                table[key] = replace(entry, online=online)
+
+    # -- inviting ----------------------------------------------------------------------
+
+    def _next(self) -> None:
+        """Idle and ready: resume a saved match whose opponent is online, else invite
+        ``--invite`` (to resume, when there is a saved match with him), else wait."""
+        if (self.protocol is None or self.playing or not self.ready or not self.looked
+                or self.awaiting is not None or self.finished.done):
+            return
+        target = self._choose()
+        if target is None:
+            self.want_match = None
+            return
+        name, resume = target
+        if self.want_match is None or self.want_match.lower() != name.lower():
+            self.retries = 0
+        self.want_match, self.want_resume = name, resume
+        self._cancel_retry()
         self._invite()
+
+    def _choose(self) -> tuple[str, bool] | None:
+        if self._limit_reached():
+            return None
+        for key in sorted(self.saved):
+            entry = self.saved[key]
+            if entry.online and key not in self.given_up:
+                return entry.opponent, True
+        name = self.invite_name
+        if name is None or self.invite_refused is not None or name.lower() in self.given_up:
+            return None
+        return name, name.lower() in self.saved
 
     def _invite(self) -> None:
         self.retry_call = None
-        if self.want_match is None or self.playing:
+        name = self.want_match
+        if name is None or self.playing or self.protocol is None:
             return
-        if self.opponent is not None:
-            self.send(f"invite {self.opponent}")
+        self.awaiting = name
+        if self.want_resume:
+            log.info("inviting {name} to resume our saved match", name=name)
+            self.send(f"invite {name}")
         else:
-            self.send(f"invite {self.want_match} {self.length}")
+            log.info("inviting {name} to a {length} point match", name=name, length=self.length)
+            self.send(f"invite {name} {self.length}")
+
+    def on_YouInvited(self, event: ev.YouInvited) -> None:
+        self._invited()
+
+    def on_YouInvitedResume(self, event: ev.YouInvitedResume) -> None:
+        self._invited()
+
+    def _invited(self) -> None:
+        """The invitation is out (it stays open on the server until we play); if nobody
+        joins within ``PATIENCE_SECONDS`` the bot takes other invitations meanwhile."""
+        self.awaiting = None
+        self._cancel_retry()
+        if self.clock is not None:
+            self.retry_call = self.clock.callLater(PATIENCE_SECONDS, self._stop_waiting)
+
+    def _stop_waiting(self) -> None:
+        self.retry_call = None
+        name = self.want_match
+        if name is None or self.playing:
+            return
+        log.info("{name} has not joined: taking other invitations until he logs in again"
+                 " or invites us", name=name)
+        self.given_up.add(name.lower())
+        self.want_match = None
+        self._next()
 
     def on_Error(self, event: ev.Error) -> None:
+        if offers.lost_join_race(event.text):
+            # both of us invited and joined: the other's join started the match first
+            log.info("our join came second: {text}", text=event.text)
+            return
         if self.stats is not None and self.playing:
             self.stats.errors.append(event.text)
-        if self.want_match is not None and not self.playing:
-            self._retry()
+        if self.listing is not None and offers.try_again_later(event.text):
+            log.info("show saved not answered ({text}): asking again in a minute", text=event.text)
+            self.listing = None
+            if self.clock is not None:
+                self.clock.callLater(MAX_RETRY_SECONDS, self._look)
+            return
+        target, self.awaiting = self.awaiting, None
+        refusal = offers.invite_refusal(event.text) if target is not None else None
+        if target is None or refusal is None:
+            log.info("the server says: ** {text}", text=event.text)
+            return
+        if refusal is offers.Refusal.PLAYING:
+            log.info("the server says we are playing already")
+        elif refusal is offers.Refusal.NO_SAVED:
+            log.info("no saved match with {name} after all", name=target)
+            self.saved.pop(target.lower(), None)
+            self._next()
+        elif refusal is offers.Refusal.FINAL:
+            self.invite_refused = event.text
+            log.warn("the server refuses our invitation of {name} to a {length} point match"
+                     " ({text}); not asking again", name=target, length=self.length,
+                     text=event.text)
+            self._tell(target, f"I wanted to invite you to a {self.length} point match, but "
+                               f"the server refuses it: {event.text}")
+            self.want_match = None
+            self._next()
+        else:
+            log.info("cannot invite {name} now ({text})", name=target, text=event.text)
+            self._retry(min(RETRY_SECONDS * 2 ** self.retries, MAX_RETRY_SECONDS))
 
     def on_UnknownCommand(self, event: ev.UnknownCommand) -> None:
+        log.warn("the server does not know the command {word!r}", word=event.word)
         if self.stats is not None:
             self.stats.errors.append(f"unknown command {event.word}")
 
-    def _retry(self) -> None:
-        if self.retry_call is not None or self.clock is None or self.retries >= MAX_RETRIES:
+    def _retry(self, delay: float) -> None:
+        name = self.want_match
+        if name is None or self.clock is None or self.retry_call is not None:
+            return
+        if self.retries >= MAX_RETRIES:
+            log.info("giving up inviting {name} until he logs in again", name=name)
+            self.given_up.add(name.lower())
+            self.want_match = None
+            self._next()
             return
         self.retries += 1
-        self.retry_call = self.clock.callLater(RETRY_SECONDS, self._invite)
+        self.retry_call = self.clock.callLater(delay, self._invite)
 
-    def on_LoginNotice(self, event: ev.LoginNotice) -> None:
-        if event.name == self.want_match and not self.playing and self.retry_call is not None:
+    def _cancel_retry(self) -> None:
+        if self.retry_call is not None and self.retry_call.active():
             self.retry_call.cancel()
-            self._invite()
+        self.retry_call = None
+
+    # -- invitations to us: every one gets a join or a tell ---------------------------
 
     def on_Invitation(self, event: ev.Invitation) -> None:
-        if self.lengths is not None and event.match_length not in self.lengths:
-            return
-        if self._accepts(event.inviter):  # from a saved match's opponent: a new match replaces it
-            self.send(f"join {event.inviter}")
+        length = offers.UNLIMITED if event.match_length is None else event.match_length
+        self.offer = _Offer(event.inviter, length)
 
     def on_ResumeInvitation(self, event: ev.ResumeInvitation) -> None:
-        if self._accepts(event.inviter):
-            self.send(f"join {event.inviter}")
+        self.offer = _Offer(event.inviter, None)
 
-    def _accepts(self, inviter: str) -> bool:
-        if self.playing or self._limit_reached():
-            return False
-        if self.opponent is not None:
-            return inviter == self.opponent
-        return self.invite_name is None or inviter == self.invite_name
+    def on_SavedMatchWarning(self, event: ev.SavedMatchWarning) -> None:
+        if self.offer is not None:
+            length = offers.warning_length(event.text)
+            self.offer.warning = offers.UNLIMITED if length is None else length
+
+    def on_TypeJoin(self, event: ev.TypeJoin) -> None:
+        offer, self.offer = self.offer, None
+        if offer is not None and offer.inviter == event.inviter:
+            self._answer(offer)
+        elif self.lengths is None and not self.playing:
+            log.info("{name} invites us (the invitation line was not read): joining",
+                     name=event.inviter)
+            self._join(event.inviter)
+        else:
+            self._tell(event.inviter, "Sorry, I could not read your invitation; please "
+                                      "invite me again.")
+
+    def _answer(self, offer: _Offer) -> None:  # noqa: C901 - one branch per answer
+        name = offer.inviter
+        key = name.lower()
+        saved = self.saved.get(key)
+        self.given_up.discard(key)
+        if self.playing:
+            self._tell(name, f"Sorry, I am in a match with {self.opponent}; please invite me "
+                             "again when it is over.")
+        elif self.finished.done or self._limit_reached():
+            self._tell(name, "Sorry, I am not taking more matches now.")
+        elif offer.length is None:
+            log.info("{name} invites us to resume our saved match: joining", name=name)
+            self._join(name)
+        elif offer.warning is not None or saved is not None:
+            if saved is None:
+                saved = offers.SavedMatch(name, True, offer.warning or offers.UNLIMITED, 0, 0)
+            what = saved.kind()
+            log.info("{name} invites us to a new match, which would discard our saved {what}:"
+                     " inviting him to resume it instead", name=name, what=what)
+            self.saved[key] = replace(saved, online=True)
+            self.want_match, self.want_resume, self.retries = name, True, 0
+            self._cancel_retry()
+            self._invite()
+            self._tell(name, f"We have a saved {what}; a new match would discard it, so I "
+                             "invited you to resume it instead.")
+        elif self.lengths is not None and offer.length not in self.lengths:
+            self._tell(name, f"Sorry, I play {describe_lengths(self.lengths)} matches only; "
+                             "please invite me to one of those.")
+        elif self.invite_name is not None and key != self.invite_name.lower():
+            self._tell(name, f"Sorry, I only play {self.invite_name} now.")
+        elif self.want_match is not None and self.want_resume and self.want_match.lower() != key:
+            self._tell(name, f"Sorry, I am resuming a saved match with {self.want_match} "
+                             "first; please invite me again later.")
+        else:
+            length = "unlimited" if offer.length == offers.UNLIMITED else f"{offer.length} point"
+            log.info("{name} invites us to a {length} match: joining", name=name, length=length)
+            self._join(name)
+
+    def _join(self, inviter: str) -> None:
+        self.send(f"join {inviter}")
+
+    # -- matches -----------------------------------------------------------------------
 
     def on_NewMatch(self, event: ev.NewMatch) -> None:
+        length = "unlimited" if event.match_length is None else f"{event.match_length} point"
+        log.info("match with {name} started ({length})", name=event.opponent, length=length)
         self._begin(event.opponent)
 
     def on_MatchResumed(self, event: ev.MatchResumed) -> None:
+        log.info("match with {name} resumed", name=event.opponent)
         self._begin(event.opponent)
 
     def _begin(self, opponent: str) -> None:
         self.opponent, self.playing, self.want_match, self.retries = opponent, True, None, 0
-        if self.retry_call is not None and self.retry_call.active():
-            self.retry_call.cancel()
-        self.retry_call = None
+        self.saved.pop(opponent.lower(), None)
+        self.given_up.discard(opponent.lower())
+        self._cancel_retry()
+
+    def _mine(self, player: str) -> bool:
+        return player == ev.YOU or (self.opponent is not None
+                                    and player.lower() == self.opponent.lower())
+
+    def on_Score(self, event: ev.Score) -> None:
+        if self._mine(event.opponent):
+            log.info("game over: {me} {mine} - {other} {theirs}", me=self.name,
+                     mine=event.player_score, other=event.opponent, theirs=event.opponent_score)
 
     # -- playing ---------------------------------------------------------------------
 
@@ -338,14 +612,20 @@ class Bot:
     def on_JoinNextGame(self, event: ev.JoinNextGame) -> None:
         self._game_over()
         if self.game_limit is not None and self.games_played >= self.game_limit:
+            log.info("{games} games played: leaving the match (it stays saved)",
+                     games=self.games_played)
             self.send("leave")  # the match is saved; the bot is done
             self._finish()
         else:
             self.send("join")
 
     def on_MatchWon(self, event: ev.MatchWon) -> None:
-        if not self.playing:
+        if not self._mine(event.player):
             return  # a match we watch
+        won = event.player == ev.YOU
+        log.info("match with {name} over: {result} {high}-{low}", name=self.opponent,
+                 result="won" if won else "lost", high=event.winner_score if won else event.loser_score,
+                 low=event.loser_score if won else event.winner_score)
         self._game_over()
         self.matches_played += 1
         if self.stats is not None:
@@ -353,8 +633,8 @@ class Bot:
         self.playing, self.opponent = False, None
         if self._limit_reached():
             self._finish()
-        elif self.invite_name is not None:
-            self._start()
+        else:
+            self._look()  # the saved matches first, then --invite
 
     def _game_over(self) -> None:
         self.games_played += 1
@@ -362,11 +642,32 @@ class Bot:
         if self.stats is not None:
             self.stats.games += 1
 
+    def _keep_saved(self, online: bool) -> None:
+        """Our running match is now saved on the server: note it, from the last board."""
+        opponent, board = self.opponent, self.board
+        self.playing = False
+        if opponent is None:
+            return
+        length, own, other = offers.UNLIMITED, 0, 0
+        if board is not None:
+            length = offers.UNLIMITED if board.is_unlimited else board.match_length
+            own, other = board.player_score, board.opponent_score
+        self.saved[opponent.lower()] = offers.SavedMatch(opponent, online, length, own, other)
+
     def on_GameSaved(self, event: ev.GameSaved) -> None:
-        self.playing = False  # the opponent dropped: wait for his resume invitation
+        if not self._mine(event.player):
+            return
+        log.info("{name} left the server; the match is saved: resuming when he is back",
+                 name=event.player)
+        self._keep_saved(online=False)  # his login brings our resume invitation
 
     def on_OpponentLeft(self, event: ev.OpponentLeft) -> None:
-        self.playing = False
+        log.info("{name} left the match; it is saved: resuming when he invites", name=event.player)
+        self._keep_saved(online=True)
+        self.given_up.add(event.player.lower())  # he chose to stop: not chased until he asks
+
+    def on_YouTerminated(self, event: ev.YouTerminated) -> None:
+        self._keep_saved(online=True)
 
     # -- ending ----------------------------------------------------------------------
 
@@ -375,17 +676,43 @@ class Bot:
                 or (self.game_limit is not None and self.games_played >= self.game_limit))
 
     def _finish(self) -> None:
+        log.info("done: {matches} matches, {games} games", matches=self.matches_played,
+                 games=self.games_played)
         self.want_match = None
+        self._cancel_retry()
         if self.factory is not None:
             self.factory.stopTrying()
         self.finished.succeed(self)
 
-    def _lost(self) -> None:
-        """The connection ended; a running match is now saved on the server."""
+    def _lost(self, protocol: ClipClientProtocol) -> None:
+        """A connection ended; a running match is now saved on the server."""
+        if protocol is not self.protocol:
+            return  # one the server replaced, or a registration
+        if protocol.stage is Stage.REGISTERED:
+            log.info("registered {name}: logging in", name=self.name)
+        elif self.playing:
+            log.info("connection lost during the match with {name}; it is saved",
+                     name=self.opponent)
+        elif self.quitting or self.finished.done:
+            log.info("logged out")
+        else:
+            log.info("connection lost")
         self.playing = False
-        if self.retry_call is not None and self.retry_call.active():
-            self.retry_call.cancel()
-        self.retry_call = None
+        self.awaiting = None
+        self._cancel_retry()
+
+    def quit(self) -> Deferred[None]:
+        """Log out (a running match stays saved) and stop reconnecting: fires once closed."""
+        self.quitting = True
+        self._cancel_retry()
+        if self.factory is not None:
+            self.factory.stopTrying()
+        protocol = self.protocol
+        if protocol is None or protocol.transport is None or protocol.closed.done:
+            return succeed(None)
+        closed = protocol.closed.wait()
+        self.send("bye")
+        return closed
 
 
 # -- the command ---------------------------------------------------------------------
@@ -399,87 +726,169 @@ def make_brain(name: str, options: argparse.Namespace) -> Brain:
     return HeuristicBrain()
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="fibsd-bot", description="A FIBS bot: plays matches on a FIBS or fibsd server.")
-    parser.add_argument("--server", default="localhost")
-    parser.add_argument("--port", type=int, default=4321)
-    parser.add_argument("--name", required=True)
-    parser.add_argument("--password", help="the password (visible to ps: prefer --password-file)")
-    parser.add_argument("--password-file", metavar="PATH",
+        prog="fibsd-bot",
+        description="A FIBS bot: plays matches on a FIBS or fibsd server, resumes its saved "
+                    "matches after every login, and answers every invitation (a join, or a "
+                    "tell saying why not).",
+        epilog=f"The password comes from --password-file, else --password, else the "
+               f"environment variable {PASSWORD_VARIABLE}. SIGTERM or SIGINT logs out (a "
+               f"running match stays saved on the server) and exits with status 0.")
+    parser.add_argument("--server", default="localhost", help="the server's host (default: %(default)s)")
+    parser.add_argument("--port", type=int, default=4321, help="the server's port (default: %(default)s)")
+    parser.add_argument("--name", required=True, help="the bot's account name")
+    parser.add_argument("--password-file", metavar="PATH", type=Path,
                         help="read the password from the first line of this file")
-    parser.add_argument("--lengths", default="any", metavar="LIST",
-                        help="the match lengths it joins: 'any' or a comma list (1,3,5)")
+    parser.add_argument("--password",
+                        help="the password on the command line (visible to every user of the "
+                             f"machine in ps: prefer --password-file or ${PASSWORD_VARIABLE})")
     parser.add_argument("--register", action="store_true",
-                        help="create the account through the guest dialogue if login fails")
+                        help="create the account through the guest dialogue first; when the "
+                             "name is taken already, log in to it")
     parser.add_argument("--invite", metavar="NAME",
-                        help="invite this player (otherwise accept anyone's invitation)")
-    parser.add_argument("--length", type=int, default=1, help="match length when inviting")
+                        help="invite this player, and play only him (otherwise join anyone's "
+                             "invitation)")
+    parser.add_argument("--length", type=int, default=1,
+                        help="the match length when inviting (default: %(default)s)")
+    parser.add_argument("--lengths", default="any", metavar="LIST",
+                        help="the match lengths it joins: 'any', or lengths, ranges and "
+                             "'unlimited' with commas, e.g. 1-7,11,unlimited; others are "
+                             "declined with a tell (default: %(default)s)")
     parser.add_argument("--matches", type=int, help="stop after this many matches")
     parser.add_argument("--games", type=int, help="stop after this many games (leaves the match)")
-    parser.add_argument("--brain", choices=("heuristic", "gnubg"), default="heuristic")
-    parser.add_argument("--gnubg-host", default="localhost")
+    parser.add_argument("--brain", choices=("heuristic", "gnubg"), default="heuristic",
+                        help="who decides: the built-in heuristic, or GNU Backgammon through "
+                             "its 'external' socket, with the heuristic as fallback "
+                             "(default: %(default)s)")
+    parser.add_argument("--gnubg-host", default="localhost",
+                        help="where gnubg's 'external' command listens (default: %(default)s)")
     parser.add_argument("--gnubg-port", type=int, default=4322,
-                        help="where gnubg's 'external' command listens")
+                        help="the port of gnubg's 'external' command (default: %(default)s)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="log Twisted's own messages too, not only the bot's")
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = build_parser()
     options = parser.parse_args(argv)
-    if options.password_file is not None:
-        with open(options.password_file, encoding="utf-8") as file:
-            options.password = file.readline().strip()
-    if not options.password:
-        parser.error("give --password-file PATH (or --password)")
-    options.lengths = (None if options.lengths == "any"
-                       else frozenset(int(n) for n in options.lengths.split(",")))
+    try:
+        options.password = read_password(options)
+        options.lengths = offers.parse_lengths(options.lengths)
+        Credentials(options.name, options.password, "fibsd-bot")
+    except (OSError, ValueError) as error:
+        parser.error(str(error))
     return options
 
 
-async def run(reactor: Any, options: argparse.Namespace) -> Bot:
-    """Log in (registering when asked and needed) and play until the limits are reached."""
-    bot = Bot(options.name, make_brain(options.brain, options), invite=options.invite,
-              length=options.length, lengths=options.lengths, matches=options.matches, games=options.games,
-              clock=reactor)
+def read_password(options: argparse.Namespace) -> str:
+    """The password from the file, the option or the environment, in that order."""
+    if options.password_file is not None:
+        lines = options.password_file.read_text(encoding="utf-8").splitlines()
+        if not lines or not lines[0]:
+            raise ValueError(f"{options.password_file}: the first line holds no password")
+        return str(lines[0])
+    if options.password:
+        return str(options.password)
+    password = os.environ.get(PASSWORD_VARIABLE)
+    if not password:
+        raise ValueError(f"give the password with --password-file, ${PASSWORD_VARIABLE} "
+                         "or --password")
+    return password
+
+
+def make_bot(reactor: Any, options: argparse.Namespace) -> Bot:
+    return Bot(options.name, make_brain(options.brain, options), invite=options.invite,
+               length=options.length, lengths=options.lengths, matches=options.matches,
+               games=options.games, clock=reactor)
+
+
+async def run(reactor: Any, options: argparse.Namespace, bot: Bot | None = None) -> Bot:
+    """Log in (registering first when asked) and play until the limits are reached."""
+    bot = bot if bot is not None else make_bot(reactor, options)
     credentials = Credentials(options.name, options.password, "fibsd-bot")
-    _, ready = connect(reactor, options.server, options.port, credentials, bot,
-                       reconnect=True, connected=bot.attach)
-    try:
-        await ready
-    except LoginFailed:
-        if not options.register:
-            raise
-        _, ready = connect(reactor, options.server, options.port, credentials, bot,
-                           register=True, reconnect=True, connected=bot.attach)
-        await ready
+
+    def online(register: bool) -> Deferred[ClipClientProtocol]:
+        factory, ready = connect(reactor, options.server, options.port, credentials, bot,
+                                 register=register, reconnect=True, connected=bot.attach)
+        factory.noisy = False  # no "Starting factory" lines: the bot logs what it does
+        return ready
+
+    log.info("connecting to {server} port {port} as {name}", server=options.server,
+             port=options.port, name=options.name)
+    if options.register:
+        try:
+            await online(register=True)
+        except RegistrationFailed as error:
+            if isinstance(error.event, ev.NameTaken):
+                log.info("the account {name} exists already: logging in", name=options.name)
+            elif isinstance(error.event, ev.Information) and error.event.kind == "registration":
+                log.info("the server does not register new accounts here ({text}): logging in",
+                         text=error.event.text)
+            else:
+                raise
+            await online(register=False)
+    else:
+        await online(register=False)
     await bot.finished.wait()
-    if bot.protocol is not None and bot.protocol.transport is not None:
-        closed = bot.protocol.closed.wait()
-        bot.send("bye")
-        await closed
+    await bot.quit()
     return bot
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from twisted.internet import reactor
-    from twisted.internet.defer import Deferred
-    from twisted.logger import globalLogBeginner, textFileLogObserver
+    from twisted.logger import (
+        FilteringLogObserver, LogLevel, LogLevelFilterPredicate, globalLogBeginner,
+        textFileLogObserver,
+    )
 
     options = parse_args(argv)
-    globalLogBeginner.beginLoggingTo([textFileLogObserver(sys.stderr)], redirectStandardIO=False)
+    levels = LogLevelFilterPredicate(LogLevel.info if options.verbose else LogLevel.warn)
+    levels.setLogLevelForNamespace("fibsd-bot", LogLevel.info)
+    globalLogBeginner.beginLoggingTo(
+        [FilteringLogObserver(textFileLogObserver(sys.stderr), [levels])], redirectStandardIO=False)
+    bot = make_bot(reactor, options)
     outcome: dict[str, Any] = {}
 
     def done(result: Any) -> None:
-        outcome["result"] = result
+        outcome.setdefault("result", result)
         if reactor.running:  # type: ignore[attr-defined]
             reactor.stop()  # type: ignore[attr-defined]
 
-    def start() -> None:
-        Deferred.fromCoroutine(run(reactor, options)).addBoth(done)
+    def stop(name: str) -> None:
+        if "result" in outcome:
+            return
+        outcome["result"] = name
+        log.info("{signal}: logging out (a running match stays saved on the server)", signal=name)
+        bot.quit().addTimeout(10, reactor).addBoth(done)
 
-    reactor.callWhenRunning(start)  # type: ignore[attr-defined]
-    reactor.run()  # type: ignore[attr-defined]
+    def on_signal(number: int, frame: object) -> None:
+        reactor.callFromThread(stop, signal.Signals(number).name)  # type: ignore[attr-defined]
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    reactor.callWhenRunning(  # type: ignore[attr-defined]
+        lambda: Deferred.fromCoroutine(run(reactor, options, bot)).addBoth(done))
+    reactor.run(installSignalHandlers=False)  # type: ignore[attr-defined]
     result = outcome.get("result")
+    summary = f"{bot.matches_played} matches, {bot.games_played} games"
     if isinstance(result, Bot):
-        print(f"{result.name}: {result.matches_played} matches, {result.games_played} games")
+        print(f"{bot.name}: {summary}")
         return 0
-    print(f"fibsd-bot: {getattr(result, 'value', result)}", file=sys.stderr)
+    if isinstance(result, str):
+        print(f"fibsd-bot: stopped by {result} after {summary}", file=sys.stderr)
+        return 0
+    error = getattr(result, "value", result)
+    if isinstance(error, LoginFailed):
+        message = (f"login refused for {error.name!r}: wrong password, or no such account "
+                   "(--register creates it)")
+    elif isinstance(error, RegistrationFailed):
+        reason = getattr(error.event, "text", None) or type(error.event).__name__
+        message = f"registration of {error.name!r} refused: {reason}"
+    else:
+        message = getattr(result, "getErrorMessage", lambda: str(error))()
+    print(f"fibsd-bot: {message}", file=sys.stderr)
     return 1
 
 

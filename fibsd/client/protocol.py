@@ -189,6 +189,7 @@ class ClipClientProtocol(LineReceiver):
         self.closed: Outcome[None] = Outcome()
         self._pending = b""
         self._waiters: list[_Waiter] = []
+        self._refusal: ev.Event | None = None  # why ``guest`` was answered with a login prompt
 
     # -- Twisted overrides ---------------------------------------------------------
 
@@ -290,6 +291,10 @@ class ClipClientProtocol(LineReceiver):
             case Stage.GUEST, ev.Prompt(text="> "):
                 self.stage = Stage.NAME_SENT
                 self.send(f"name {name}")
+            case Stage.GUEST, ev.Information(kind="registration") | ev.Error():
+                self._refusal = event  # e.g. "Your site is not allowed to create new accounts."
+            case Stage.GUEST, ev.Prompt(text="login: "):
+                self._fail(self.registered, RegistrationFailed(name, self._refusal or event))
             case Stage.NAME_SENT, ev.NameAccepted():
                 self.stage = Stage.PASSWORD
             case Stage.NAME_SENT, ev.NameTaken() | ev.Error():

@@ -147,9 +147,10 @@ async def test_a_bot_resumes_its_match_after_its_connection_is_cut(tmp_path: Pat
 
         assert len(bob.protocols) == len(alice.protocols) + 1  # the guest dialogue, a login, the comeback
         assert any(isinstance(e, ev.GameSaved) and e.player == "bob" for e in alice.events)
+        # bob reads show saved and invites; alice invites at his login: one join wins
         resumed = [e for e in bob.events if isinstance(e, ev.MatchResumed)]
-        assert resumed == [ev.MatchResumed("alice", you_joined=False)]
-        assert ev.MatchResumed("bob", you_joined=True) in alice.events
+        assert len(resumed) == 1 and resumed[0].opponent == "alice"
+        assert ev.MatchResumed("bob", you_joined=not resumed[0].you_joined) in alice.events
         for bot in (alice, bob):
             assert [p.unknown_lines for p in bot.protocols] == [[] for _ in bot.protocols]
             assert bot.matches_played == 1

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from twisted.internet.task import Clock
+
 from fibsd.client import events as ev
 from fibsd.client.bot import Bot
 from fibsd.client.parse import classify
+from fibsd.client.protocol import Stage
 
 # alice (O, moving 24 -> 1) to play an opening 5-3 against bob
 LINE = ("board:You:bob:5:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:5:3:0:0:1:1:1:"
@@ -18,6 +21,8 @@ class FakeTransport:
 
 
 class FakeProtocol:
+    stage = Stage.READY
+
     def __init__(self) -> None:
         self.sent: list[str] = []
         self.transport = FakeTransport()
@@ -88,14 +93,81 @@ def test_resignations_are_answered_by_the_rule() -> None:
     assert protocol.sent == ["accept", "reject"]  # one point is less than the cube's two
 
 
+def invite(player: Bot, inviter: str, length: int | None, warning: int | None = None) -> None:
+    """The invitation's lines: the bot answers at the last one, ``Type 'join ...'``."""
+    player(ev.Invitation(inviter, length) if length is not None else ev.ResumeInvitation(inviter))
+    if warning is not None:
+        player(ev.SavedMatchWarning(
+            f"WARNING: Don't accept if you want to continue the saved {warning} point match!"))
+    player(ev.TypeJoin(inviter))
+
+
 def test_invitations_from_anyone_unless_inviting() -> None:
     player, protocol = bot()
-    player(ev.Invitation("carol", 3))
+    invite(player, "carol", 3)
     assert protocol.sent == ["join carol"]
     picky, sent = bot(invite="bob", length=3)
-    picky(ev.Invitation("carol", 3))
-    picky(ev.ResumeInvitation("bob"))
-    assert sent.sent == ["join bob"]
+    invite(picky, "carol", 3)
+    invite(picky, "bob", None)
+    assert sent.sent == ["tell carol Sorry, I only play bob now.", "join bob"]
+
+
+def test_a_join_line_without_an_invitation_line_is_answered_too() -> None:
+    player, protocol = bot()
+    player(ev.TypeJoin("carol"))
+    picky, sent = bot(lengths=frozenset({1}))
+    picky(ev.TypeJoin("carol"))
+    assert protocol.sent == ["join carol"]
+    assert sent.sent == ["tell carol Sorry, I could not read your invitation; please invite me again."]
+
+
+def test_every_refused_invitation_gets_a_tell() -> None:
+    player, protocol = bot(lengths=frozenset({1, 2, 3}))
+    invite(player, "carol", 99)
+    invite(player, "dave", None)
+    player(ev.NewMatch("dave", 3, you_joined=True))
+    invite(player, "erin", 1)
+    assert protocol.sent == [
+        "tell carol Sorry, I play 1-3 point matches only; please invite me to one of those.",
+        "join dave",
+        "tell erin Sorry, I am in a match with dave; please invite me again when it is over.",
+    ]
+
+
+def test_a_new_match_that_would_discard_a_saved_one_is_answered_with_a_resume() -> None:
+    player, protocol = bot()
+    player.looked = player.ready = True
+    invite(player, "bob", 1, warning=7)
+    assert protocol.sent == [
+        "invite bob",
+        "tell bob We have a saved 7 point match; a new match would discard it, so I invited "
+        "you to resume it instead.",
+    ]
+
+
+def test_while_it_resumes_a_saved_match_others_are_told_to_wait_a_minute() -> None:
+    clock = Clock()
+    player, protocol = bot(clock=clock)
+    own_info(player)
+    player(ev.Information("saved", "**bob                     5                0 -  1"))
+    player(ev.Information("saved", "alice has 1 saved game."))
+    player(ev.YouInvitedResume("bob"))
+    invite(player, "carol", 1)
+    clock.advance(60)  # bob did not join: others may have the bot meanwhile
+    invite(player, "dave", 1)
+    assert protocol.sent[2:] == [
+        "invite bob",
+        "tell carol Sorry, I am resuming a saved match with bob first; please invite me "
+        "again later.",
+        "join dave",
+    ]
+    player(ev.LoginNotice("bob", "bob logs in."))  # he is back: resume first again
+    assert protocol.sent[-1] == "invite bob"
+
+
+def own_info(player: Bot) -> None:
+    player(ev.OwnInfo("alice", *[False] * 8, 0, *[False] * 4, 1500.0, False, True, 0, False,
+                      False, "UTC"))
 
 
 def test_limits_end_the_bot() -> None:
@@ -109,13 +181,47 @@ def test_limits_end_the_bot() -> None:
     assert sent.sent == [] and counted.finished.done and counted.matches_played == 1
 
 
-def test_after_a_lost_connection_the_bot_asks_to_resume() -> None:
+def test_after_a_lost_connection_the_bot_reads_show_saved_and_resumes() -> None:
     player, protocol = bot(invite="bob", length=5)
     player(ev.NewMatch("bob", 5, you_joined=False))
-    player._lost()
-    player(ev.OwnInfo("alice", *[False] * 8, 0, *[False] * 4, 1500.0, False, True, 0, False,
-                      False, "UTC"))
-    assert protocol.sent == ["invite bob"]
+    player._lost(player.protocol)  # type: ignore[arg-type]
+    own_info(player)
+    assert protocol.sent == ["show saved", "show savedcount alice"]
+    player(ev.Information("saved", "  opponent          matchlength   score (your points first)"))
+    player(ev.Information("saved", "**bob                     5                0 -  1"))
+    player(ev.Information("saved", "alice has 1 saved game."))
+    assert protocol.sent[2:] == ["invite bob"]
+
+
+def test_show_saved_is_asked_again_when_the_database_is_away() -> None:
+    clock = Clock()
+    player, protocol = bot(clock=clock)
+    own_info(player)
+    player(ev.Error("Sorry, the server's database is not available at the moment. "
+                    "Please try again in a minute."))
+    assert protocol.sent == ["show saved", "show savedcount alice"]
+    clock.advance(60)
+    assert protocol.sent == ["show saved", "show savedcount alice"] * 2
+
+
+def test_a_login_during_the_listing_counts() -> None:
+    """Listed offline, logged in before the listing ended: he is invited."""
+    player, protocol = bot()
+    own_info(player)
+    player(ev.Information("saved", "  bob                     5                0 -  1"))
+    player(ev.LoginNotice("bob", "bob logs in."))
+    player(ev.Information("saved", "alice has 1 saved game."))
+    assert protocol.sent[2:] == ["invite bob"]
+
+
+def test_a_new_connection_that_replaced_a_held_one_plays_the_match_on() -> None:
+    """The server had us in a match (our own who line says so) and shows no resume
+    lines: the bot knows it plays, and counts the match when it ends."""
+    player, protocol = bot()
+    player(ev.WhoInfo("alice", "bob", None, True, False, 1500.0, 0, 0, 0, "-", None, None))
+    assert player.playing and player.opponent == "bob"
+    player(ev.MatchWon("bob", 1, 1, 0))
+    assert player.matches_played == 1 and not player.playing and player.opponent is None
 
 
 def test_a_double_offered_back_is_answered_as_a_redouble() -> None:

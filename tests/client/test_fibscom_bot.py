@@ -18,6 +18,7 @@ from twisted.internet import reactor
 from twisted.internet.defer import gatherResults
 
 from fibsd.client import events as ev
+from fibsd.client.protocol import ClipClientProtocol
 from tests.client.test_bot import RecordingBot, hang_up, online, ready, seeded_server
 
 WAIT = 90.0  # a whole 5-point match on a slow, shared machine
@@ -37,12 +38,12 @@ class FibsComBot(RecordingBot):
         return (board is not None and not board.is_unlimited
                 and board.match_length - board.player_score == 1)
 
-    def on_Invitation(self, event: ev.Invitation) -> None:
-        if self._accepts(event.inviter):
-            self.asked_who = event.inviter
-            self.send(f"who {event.inviter}")
+    def _join(self, inviter: str) -> None:
+        self.asked_who = inviter
+        self.send(f"who {inviter}")
 
     def on_WhoInfo(self, event: ev.WhoInfo) -> None:
+        super().on_WhoInfo(event)
         if self.asked_who is not None and event.name == self.asked_who:
             self.asked_who = None
             self.joined_after_who.append(event.name)
@@ -60,6 +61,23 @@ class FibsComBot(RecordingBot):
         if event.player == ev.YOU and self._needs_one_point() and board is not None \
                 and board.did_crawford:
             self.server_rolls_at_one_point += 1
+
+
+
+class MatchDogLike(FibsComBot):
+    """As MatchDog treats saved matches: it never reads ``show saved`` (with ``invite``
+    it invites with a length, as told), remembers a match its opponent dropped or a
+    lost connection cut, and invites that opponent to resume only when it sees him log
+    in.  Restarted, it knows of no saved match and waits to be invited."""
+
+    def _look(self) -> None:
+        self.looked = True
+        self._next()
+
+    def _lost(self, protocol: ClipClientProtocol) -> None:
+        if protocol is self.protocol and self.playing:
+            self._keep_saved(online=False)  # wait for his login
+        super()._lost(protocol)
 
 
 @pytest_twisted.ensureDeferred

@@ -233,14 +233,16 @@ async def test_a_killed_node_s_users_are_gone_and_its_match_resumes_on_the_other
             store.close()
 
         # the victim logs in to the surviving node and resumes the match there
+        # (it finds the match in show saved and invites; the survivor invites at its
+        # login too: whichever join comes first resumes it)
         comeback = HeldBot(victim, matches=1, clock=reactor, stats=stats)
-        comeback.opponent = survivor  # the interrupted match: invite to resume it
         bots[survivor].queue.clear()
         bots[survivor].release()
-        bots[survivor].playing = False
         c[victim] = await log_in(waits, ports[alive], victim, comeback)
-        await lines(waits, {victim: [f"{survivor} has joined you. Your running match was "
-                                     "loaded."]}, c)
+        resumed = (f"{survivor} has joined you. Your running match was loaded.",
+                   f"You are now playing with {survivor}. Your running match was loaded.")
+        await waits.until(lambda: any(c[victim].saw(line) for line in resumed),
+                          lambda: f"the resume: {victim} {c[victim].received[-10:]}")
         await waits.until(lambda: comeback.finished.done and bots[survivor].finished.done,
                           lambda: f"the resumed match to end: {victim} "
                                   f"{c[victim].received[-10:]}, {survivor} "
