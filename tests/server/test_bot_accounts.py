@@ -98,3 +98,15 @@ def test_help_bot_on_a_site_without_bots() -> None:
     alice.send("help bot")
     assert said(alice)[-2:] == [
         "", "This server runs no resident bots: 'who' may show other ones."]
+
+
+def test_set_bot_counts_as_a_set(server: FakeServer) -> None:
+    server = FakeServer(settings=make_settings(**{"limits.sets_per_minute": 2}))
+    server.register("newbie")
+    newbie = login(server, "newbie")
+    for value in ("yes", "no"):
+        newbie.send(f"set bot {value}")
+        said(newbie)
+    newbie.send("set bot yes")
+    assert said(newbie) == ["** Please wait a little before you use 'set' again."]
+    assert server.store.get_user("newbie").bot is False  # type: ignore[union-attr]

@@ -20,7 +20,8 @@ from fibsd.administration import AdminUsage
 from fibsd.residents.levels import describe, resident
 from fibsd.server.commands import user_of
 from fibsd.server.commands.admin import _unknown, record, sub
-from fibsd.wire import bot_text
+from fibsd.server.ratelimit import allow
+from fibsd.wire import bot_text, chat
 
 if TYPE_CHECKING:
     from fibsd.server.session import Session
@@ -64,6 +65,9 @@ def set_bot(session: Session, words: list[str]) -> object:
         return None
     if user.experience != 0:
         session.send(bot_text.ONLY_NEW)
+        return None
+    if not allow(session, "sets_per_minute"):  # each change is a write
+        session.send(chat.command_flood("set"))
         return None
     user.bot = value
     session.send(bot_text.marked(value))
