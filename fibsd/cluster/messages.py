@@ -92,6 +92,7 @@ def snapshot(user: OnlineUser) -> dict[str, Any]:
         "g": sorted(user.gagged), "bl": sorted(user.blinded), "w": user.watching,
         "p": user.playing, "r": user.rating, "x": user.experience, "e": user.address,
         "dt": user.dice_text, "wf": list(user.awaits), "i": user.last_active,
+        "b": user.bot,
     }
 
 
@@ -107,7 +108,8 @@ def changes(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
 
 # The state fields that are one attribute each, set as they come.
 _ATTRIBUTES = {"a": "away", "p": "playing", "r": "rating", "x": "experience",
-               "e": "address", "dt": "dice_text", "wf": "awaits", "i": "last_active"}
+               "e": "address", "dt": "dice_text", "wf": "awaits", "i": "last_active",
+               "b": "bot"}
 
 
 def apply(user: OnlineUser, fields: dict[str, Any]) -> None:
