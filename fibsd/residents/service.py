@@ -1,7 +1,9 @@
 """The resident bots as part of a running server, or on their own (``fibsd bots``).
 
 In the server (``fibsd.app``), the accounts are prepared on the database thread once
-the game port listens, then the processes start; when the server stops they are
+the game port listens (argon2 runs there too, for a new account or a password that
+changed, and to check each bot's password: a few tenths of a second per start, before
+the bots' processes exist), then the processes start; when the server stops they are
 stopped first, so they leave before the goodbyes.  ``fibsd bots --config FILE`` does
 the same with the site's configuration on another machine (its ``[bots] server``
 names the game server; the database must be the site's, e.g. its PostgreSQL URL, so
