@@ -255,6 +255,10 @@ STAR_RULES: tuple[Rule, ...] = (
     *_toggle_rules(),
     _rule(r"^(?P<text>\* *[0-9]+ +@ +[0-9]+\.[0-9]+ +[0-9]+)$", ev.Information, kind="ratings"),
     _rule(r"^(?P<text>\*\*@ +(?:[0-9]+|unlimited) +[0-9]+ +- +[0-9]+)$", ev.Information, kind="saved"),
+    # `set bot` answers an account's own choice: information, never a refusal of
+    # something else the bot is waiting for (protocol/bots.md)
+    _rule(r"^\*\* (?P<text>This account is (?:now |no longer |not )?marked as a bot\.)$",
+          ev.Information, kind="bot"),
     _rule(r"^\*\* (?P<text>.+)$", ev.Error),
 )
 
