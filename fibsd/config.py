@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from fibsd.store.opening import is_postgres_url, shown
+from fibsd.wire.input import reserved_name
 
 # Paths that, when relative, are relative to ``data_dir`` rather than to their file.
 DATA_PATHS = frozenset({"database"})
@@ -354,6 +355,8 @@ def resident_bots(raw: Any, name: str) -> tuple[ResidentBot, ...]:
         problem = user_names((values["name"],)) if values["name"] else "every bot needs a name"
         if problem is None and len(values["name"]) > 18:
             problem = f"{values['name']!r} is longer than 18 letters"
+        if problem is None and reserved_name(values["name"]):
+            problem = f"{values['name']!r} is a name no account may have (protocol/access.md)"
         if problem is not None:
             raise ConfigError(f"{where}.name", problem)
         brain = values["brain"]

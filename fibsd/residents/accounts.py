@@ -60,13 +60,17 @@ def read_or_make_password(path: Path) -> str:
 
 
 def prepare(store: Store, bots: tuple[ResidentBot, ...], data_dir: Path,
-            hash_password: Callable[[str], str],
-            verify: Callable[[str, str], bool]) -> tuple[list[Seat], list[Refusal]]:
-    """Every account of ``bots`` ready to log in, and those that cannot be played."""
+            hash_password: Callable[[str], str], verify: Callable[[str, str], bool],
+            command_words: frozenset[str] = frozenset()) -> tuple[list[Seat], list[Refusal]]:
+    """Every account of ``bots`` ready to log in, and those that cannot be played
+    (``command_words``: the server's, which no account may be named)."""
     seats: list[Seat] = []
     refused: list[Refusal] = []
     for bot in bots:
         for account in bot.accounts():
+            if account.lower() in command_words:
+                refused.append(Refusal(account, "a command has this name"))
+                continue
             path = password_file(data_dir, account)
             password = read_or_make_password(path)
             record = store.get_user(account)

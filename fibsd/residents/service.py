@@ -26,11 +26,12 @@ log = Logger()
 
 
 def _prepare_with(settings: Settings) -> Any:
+    from fibsd.server.commands import command_words
     from fibsd.server.passwords import hash_password_now, verify_password_now
 
     return partial(prepare, bots=settings.bots.resident, data_dir=settings.data_dir,
                    hash_password=partial(hash_password_now, cost=settings.passwords),
-                   verify=verify_password_now)
+                   verify=verify_password_now, command_words=command_words())
 
 
 def log_refusals(refused: list[Refusal]) -> None:

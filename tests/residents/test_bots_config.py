@@ -44,6 +44,8 @@ def write(tmp_path: Path, text: str) -> Path:
      "the heuristic brain plays at 'heuristic', not 'expert'"),
     ('name = "Gnu2"', "bots.resident[1].name", "'Gnu2' is not a user name (letters and _ only)"),
     ('brain = "gnubg"', "bots.resident[1].name", "every bot needs a name"),
+    ('name = "You"', "bots.resident[1].name",
+     "'You' is a name no account may have (protocol/access.md)"),
     ('name = "Gnu"\nlengths = [0, 3]', "bots.resident[1].lengths",
      "must be a non-empty list of match lengths from 1 to 99, not [0, 3]"),
     ('name = "Gnu"\nlengths = []', "bots.resident[1].lengths",

@@ -116,13 +116,13 @@ async def test_a_newcomer_on_telnet_plays_a_resident_bot_which_comes_back_when_k
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_persons_account_of_the_bots_name_is_never_taken_over(
+async def test_a_persons_account_of_the_bots_name_is_never_taken_over_nor_a_command_word(
         tmp_path: Path, events: list[dict[str, Any]]) -> None:
     store = SQLiteStore(tmp_path / "fibsd.sqlite")
     store.create_user("HeuristicBot", "a person's hash", 1)
     store.close()
     other = {"name": "Blunder", "brain": "heuristic"}
-    service, _ = await resident_server(tmp_path, HEURISTIC, other)
+    service, _ = await resident_server(tmp_path, HEURISTIC, other, {"name": "who"})
     try:
         await until(ready_bot(service, "Blunder"), "the other bot")
         record = await service.db.get_user("HeuristicBot")
@@ -130,7 +130,10 @@ async def test_a_persons_account_of_the_bots_name_is_never_taken_over(
         assert service.shared.lobby.find("HeuristicBot") is None
         assert "HeuristicBot" not in service.residents.supervisor.keepers  # type: ignore[union-attr]
         refused = [e for e in events if e.get("state") == "refused"]
-        assert [(e["bot"], e["log_level"].name) for e in refused] == [("HeuristicBot", "error")]
+        assert [(e["bot"], e["log_level"].name) for e in refused] == [
+            ("HeuristicBot", "error"), ("who", "error")]
         assert "a person's account" in refused[0]["reason"]
+        assert refused[1]["reason"] == "a command has this name"
+        assert await service.db.get_user("who") is None
     finally:
         await service.stopService()
