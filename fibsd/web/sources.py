@@ -50,7 +50,8 @@ class LobbySource(Protocol):
 
 # The store methods the web face may call: reads only (tests/test_layering.py checks
 # that fibsd/web names no other store method).
-READS = ("get_user", "ratings", "finished_match", "recent_finished_matches", "rating_steps")
+READS = ("get_user", "ratings", "finished_match", "recent_finished_matches", "rating_steps",
+         "bot_names")
 
 
 class Archive:

@@ -5,6 +5,7 @@ the expert's.  Skipped where gnubg is not installed (.ci/run installs it)."""
 from __future__ import annotations
 
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,6 @@ from fibsd.client.gnubg_brain import GnubgBrain
 from fibsd.config import Bots, ResidentBot
 from fibsd.residents.accounts import Seat
 from fibsd.residents.supervisor import Keeper, find_gnubg, programs
-from tests.residents.test_resident_bots import until
 
 pytestmark = pytest.mark.skipif(find_gnubg("") is None, reason="gnubg is not installed "
                                 "(apt-get install gnubg; .ci/run does)")
@@ -28,8 +28,16 @@ OPENING = ("board:You:opp:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:
 
 
 def ask(port: int, times: int) -> list[str]:
-    """gnubg's answers to the same board line, over one connection."""
+    """gnubg's answers to the same board line, over one connection (gnubg serves one
+    at a time: the first that gets through is kept)."""
     brain = GnubgBrain("127.0.0.1", port, fallback=HeuristicBrain(), timeout=30.0)
+    deadline = time.monotonic() + 60.0
+    while brain._sock is None:
+        try:
+            brain._sock = socket.create_connection(("127.0.0.1", port), timeout=30.0)
+        except OSError:
+            assert time.monotonic() < deadline, "gnubg never listened"
+            time.sleep(0.1)  # gnubg loads its networks before it listens
     try:
         return [brain.ask(OPENING).strip() for _ in range(times)]
     finally:
@@ -46,14 +54,6 @@ async def answers(tmp_path: Path, strength: str, times: int) -> list[str]:
     keeper = Keeper(gnubg, reactor, reactor, Bots())
     keeper.start()
     try:
-        def listening() -> bool:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            except OSError:
-                return False
-            return True
-
-        await until(listening, "gnubg to listen")
         return await deferToThread(ask, port, times)
     finally:
         await keeper.stop()
