@@ -154,7 +154,7 @@ class FibsService(MultiService):
         self.proxied: list[ProxyHeaderFactory] = []  # with access.proxy_protocol
         # Resident bots (fibsd/residents/): processes that log in once the port listens.
         bots = settings.bots
-        self.residents = (Residents(settings, self.db, reactor)
+        self.residents = (Residents(settings, self.db, self.shared.passwords, reactor)
                           if bots.enabled and bots.resident else None)
         # A cluster of nodes over a broker (fibsd/cluster/), only with ``--cluster``.
         self.cluster: Any = None

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fibsd.config import ResidentBot
-from fibsd.store import NameTaken, Store
+from fibsd.store import NameTaken, Store, UserRecord
 
 
 @dataclass(frozen=True)
@@ -59,38 +59,49 @@ def read_or_make_password(path: Path) -> str:
     return password
 
 
+PERSON = ("a person's account (not marked as a bot) has this name; rename the bot, or "
+          "mark the account with 'fibsd admin bot'")
+
+
+def refusal(account: str, record: UserRecord | None, taken: bool,
+            command_words: frozenset[str]) -> Refusal | None:
+    """Why ``account`` cannot be a resident bot's (``record``: its account, ``taken``:
+    another account has the name in another case), or None."""
+    if account.lower() in command_words:
+        return Refusal(account, "a command has this name")
+    if record is None and taken:
+        return Refusal(account, "another account has this name in another case")
+    if record is not None and not record.bot:
+        return Refusal(account, PERSON)
+    return None
+
+
 def prepare(store: Store, bots: tuple[ResidentBot, ...], data_dir: Path,
             hash_password: Callable[[str], str], verify: Callable[[str, str], bool],
             command_words: frozenset[str] = frozenset()) -> tuple[list[Seat], list[Refusal]]:
     """Every account of ``bots`` ready to log in, and those that cannot be played
-    (``command_words``: the server's, which no account may be named)."""
+    (``command_words``: the server's, which no account may be named).  The server does
+    the same call by call (fibsd.residents.service); this is ``fibsd bots``'s."""
     seats: list[Seat] = []
     refused: list[Refusal] = []
     for bot in bots:
         for account in bot.accounts():
-            if account.lower() in command_words:
-                refused.append(Refusal(account, "a command has this name"))
-                continue
             path = password_file(data_dir, account)
             password = read_or_make_password(path)
             record = store.get_user(account)
-            if record is None:
-                if store.name_taken(account):
-                    refused.append(Refusal(account, "another account has this name in "
-                                                    "another case"))
-                    continue
+            why = refusal(account, record, record is None and store.name_taken(account),
+                          command_words)
+            if why is None and record is None:
                 try:
                     store.create_user(account, hash_password(password), int(time.time()))
+                    store.set_bot(account, True)
                 except NameTaken:
-                    refused.append(Refusal(account, "the name was just taken"))
-                    continue
-                store.set_bot(account, True)
-            elif not record.bot:
-                refused.append(Refusal(account, "a person's account (not marked as a bot) "
-                                                "has this name; rename the bot, or mark the "
-                                                "account with 'fibsd admin bot'"))
-                continue
-            elif not verify(password, record.password_hash):
+                    why = Refusal(account, "the name was just taken")
+            elif why is None and record is not None and not verify(password,
+                                                                   record.password_hash):
                 store.set_password_hash(account, hash_password(password))
-            seats.append(Seat(account, bot, path))
+            if why is not None:
+                refused.append(why)
+            else:
+                seats.append(Seat(account, bot, path))
     return seats, refused

@@ -1,9 +1,8 @@
 """The resident bots as part of a running server, or on their own (``fibsd bots``).
 
-In the server (``fibsd.app``), the accounts are prepared on the database thread once
-the game port listens (argon2 runs there too, for a new account or a password that
-changed, and to check each bot's password: a few tenths of a second per start, before
-the bots' processes exist), then the processes start; when the server stops they are
+In the server (``fibsd.app``), the accounts are prepared once the game port listens
+(one store call at a time on the database thread, argon2 in the sessions' hasher), then
+the processes start; when the server stops they are
 stopped first, so they leave before the goodbyes.  ``fibsd bots --config FILE`` does
 the same with the site's configuration on another machine (its ``[bots] server``
 names the game server; the database must be the site's, e.g. its PostgreSQL URL, so
@@ -12,6 +11,7 @@ that the accounts and passwords agree) until Ctrl-C or SIGTERM.
 
 from __future__ import annotations
 
+import time
 from functools import partial
 from typing import Any
 
@@ -19,7 +19,10 @@ from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 
 from fibsd.config import Settings
-from fibsd.residents.accounts import Refusal, Seat, prepare
+from fibsd.store import NameTaken
+from fibsd.residents.accounts import (
+    Refusal, Seat, password_file, prepare, read_or_make_password, refusal,
+)
 from fibsd.residents.supervisor import Supervisor
 
 log = Logger()
@@ -43,9 +46,10 @@ def log_refusals(refused: list[Refusal]) -> None:
 class Residents:
     """The server's resident bots (only when ``[bots] enabled`` lists some)."""
 
-    def __init__(self, settings: Settings, db: Any, reactor: Any) -> None:
+    def __init__(self, settings: Settings, db: Any, passwords: Any, reactor: Any) -> None:
         self.settings = settings
         self.db = db
+        self.passwords = passwords  # the sessions' hasher: argon2 in its thread pool
         self.supervisor = Supervisor(settings.bots, reactor)
         self._starting: Deferred[None] | None = None
 
@@ -56,10 +60,43 @@ class Residents:
         return self._starting
 
     async def _start(self, port: int) -> None:
-        seats: list[Seat]
-        seats, refused = await self.db.run(_prepare_with(self.settings))
+        from fibsd.server.commands import command_words
+
+        seats: list[Seat] = []
+        refused: list[Refusal] = []
+        words = command_words()
+        for bot in self.settings.bots.resident:
+            for account in bot.accounts():
+                why = await self._prepare(account, words)
+                if why is None:
+                    seats.append(Seat(account, bot, password_file(self.settings.data_dir,
+                                                                  account)))
+                else:
+                    refused.append(why)
         log_refusals(refused)
         self.supervisor.start(seats, port)
+
+    async def _prepare(self, account: str, words: frozenset[str]) -> Refusal | None:
+        """One account, as ``accounts.prepare`` does it, each store call on its own on
+        the database thread and argon2 in the hasher's pool, so a long list of bots
+        never holds the database for long."""
+        password = read_or_make_password(password_file(self.settings.data_dir, account))
+        db = self.db
+        record = await db.get_user(account)
+        taken = record is None and await db.name_taken(account)
+        why = refusal(account, record, taken, words)
+        if why is not None:
+            return why
+        if record is None:
+            try:
+                await db.create_user(account, await self.passwords.hash(password),
+                                     int(time.time()))
+            except NameTaken:
+                return Refusal(account, "the name was just taken")
+            await db.set_bot(account, True)
+        elif not await self.passwords.verify(password, record.password_hash):
+            await db.set_password_hash(account, await self.passwords.hash(password))
+        return None
 
     async def stop(self) -> None:
         if self._starting is not None and not self._starting.called:
