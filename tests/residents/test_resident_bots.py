@@ -137,3 +137,25 @@ async def test_a_persons_account_of_the_bots_name_is_never_taken_over_nor_a_comm
         assert await service.db.get_user("who") is None
     finally:
         await service.stopService()
+
+
+@pytest_twisted.ensureDeferred
+async def test_preparing_many_accounts_never_holds_the_database(
+        tmp_path: Path, events: list[dict[str, Any]]) -> None:
+    """At the shipped argon2 cost each hash takes a tenth of a second or more: made on the
+    database thread, four accounts' hashes would hold it past ``stall_ms``."""
+    settings = make_settings(
+        port=0, interface="127.0.0.1", database=str(tmp_path / "fibsd.sqlite"),
+        data_dir=str(tmp_path), **{"db.stall_ms": 100, "bots.enabled": True,
+                                   "bots.resident": [{**HEURISTIC, "at_once": 4}]})
+    service = FibsService(settings, reactor)
+    service.startService()
+    await service.listening
+    try:
+        supervisor = service.residents.supervisor  # type: ignore[union-attr]
+        await until(lambda: len(supervisor.keepers) == 4, "the four accounts")
+        assert sorted(await service.db.bot_names()) == [
+            "HeuristicBot", "HeuristicBot_b", "HeuristicBot_c", "HeuristicBot_d"]
+        assert [e for e in events if e.get("event") == "database_down"] == []
+    finally:
+        await service.stopService()
