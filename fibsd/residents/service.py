@@ -2,8 +2,8 @@
 
 In the server (``fibsd.app``), the accounts are prepared once the game port listens
 (one store call at a time on the database thread, argon2 in the sessions' hasher), then
-the processes start; when the server stops they are
-stopped first, so they leave before the goodbyes.  ``fibsd bots --config FILE`` does
+the processes start; when the server stops they are stopped first, so they leave
+before the goodbyes.  ``fibsd bots --config FILE`` does
 the same with the site's configuration on another machine (its ``[bots] server``
 names the game server; the database must be the site's, e.g. its PostgreSQL URL, so
 that the accounts and passwords agree) until Ctrl-C or SIGTERM.
@@ -19,11 +19,11 @@ from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 
 from fibsd.config import Settings
-from fibsd.store import NameTaken
 from fibsd.residents.accounts import (
     Refusal, Seat, password_file, prepare, read_or_make_password, refusal,
 )
 from fibsd.residents.supervisor import Supervisor
+from fibsd.store import NameTaken
 
 log = Logger()
 
@@ -38,9 +38,9 @@ def _prepare_with(settings: Settings) -> Any:
 
 
 def log_refusals(refused: list[Refusal]) -> None:
-    for refusal in refused:
-        log.error("resident bot {bot} not started: {reason}", bot=refusal.account,
-                  reason=refusal.reason, event="resident_bot", state="refused")
+    for each in refused:
+        log.error("resident bot {bot} not started: {reason}", bot=each.account,
+                  reason=each.reason, event="resident_bot", state="refused")
 
 
 class Residents:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
 import shutil
 import socket
 import sys
@@ -131,7 +132,8 @@ class Keeper:
     bots: Bots
     state: str = "new"
     failures: int = 0  # short runs in a row
-    delays: list[float] = field(default_factory=list)  # every restart's wait, for tests
+    # the last restarts' waits (the log says only when the state changes)
+    delays: deque[float] = field(default_factory=lambda: deque(maxlen=100))
     last_line: str = ""
     process: _Process | None = None
     _pending: IDelayedCall | None = None

@@ -52,7 +52,7 @@ async def test_a_crash_loop_backs_off_to_the_cap_and_is_logged_once(
     for _ in range(6):
         await ended(keeper)
         clock.advance(keeper.delays[-1])  # the next start
-    assert keeper.delays == [1, 2, 4, 8, 8, 8]
+    assert list(keeper.delays) == [1, 2, 4, 8, 8, 8]
     assert states(events) == ["running", "restarting", "crash-looping"]
     warnings = [e for e in events if e.get("state") in ("restarting", "crash-looping")]
     assert all(e["line"] == "no luck" and "3" in e["status"] for e in warnings)
@@ -77,7 +77,7 @@ async def test_a_stable_run_starts_the_count_again(events: list[dict[str, Any]])
     assert first is not None
     keeper._signal(first, "KILL")
     await first.ended.addTimeout(30, reactor)
-    assert keeper.delays == [1]
+    assert list(keeper.delays) == [1]
     clock.advance(1)
     assert keeper.process is not None and keeper.process is not first
     assert states(events) == ["running", "restarting"]
