@@ -213,7 +213,8 @@ def cluster_section(broker: str, node: str) -> str:
 def write_config(directory: Path, port: int, users: int, web_port: int = 0,
                  viewers: int = 0, extra: str = LOAD_ACCESS, database: Path | str = "",
                  name: str = "fibsd") -> Path:
-    """The server's config; ``extra`` is appended (TOML tables of other sections)."""
+    """The server's config; ``extra`` is appended (TOML tables of other sections).  No
+    resident bots: the figures are the load's alone (benchmarks/bots.py has theirs)."""
     config = directory / f"{name}.toml"
     config.write_text(f"""
 interface = "127.0.0.1"
@@ -227,6 +228,8 @@ web_live_viewers = {max(viewers, 1)}
 [limits]
 max_users = {users}
 shouts_per_minute = 100000
+[bots]
+enabled = false
 """ + extra)
     return config
 
