@@ -51,6 +51,16 @@ async def test_play_a_bot_from_the_web_client(site: Web, browser: Browser,
     await browser.wait_for(lambda: browser.driver.execute_script(
         "return !!document.querySelector('#who-rows tr[data-name=HeuristicBot]')"),
         "the bot in the who list")
+    # the who list marks the bot, its strength in the row's title
+    await browser.wait_for(lambda: browser.driver.execute_script(
+        "return document.querySelector('#who-rows tr[data-name=HeuristicBot]').className")
+        == "bot", "the bot's mark in the who list")
+    assert await browser.script(
+        "const r = document.querySelector('#who-rows tr[data-name=HeuristicBot]');"
+        "return [r.title, getComputedStyle(r.cells[0], '::after').content]") == [
+        "fibsd's heuristic, the weakest", '" · Bot"']
+    assert await browser.script(
+        "return document.querySelector('#who-rows tr[data-name=alice]').className") == ""
     await browser.run(browser.driver.save_screenshot, str(shots / "play-a-bot-lobby.png"))
     await browser.run(lambda: browser.driver.execute_script(
         "document.getElementById('length').value = '1';"))

@@ -43,6 +43,7 @@ const state = {
   archiveQuery: false, // asked `archive` for the match just finished: its number
   savedAsked: false, // the Saved matches button: an empty list is said in the chat
   invitedBy: "", // the sender of the last invitation (a saved match's warning follows it)
+  bots: new Map(), // the site's resident bots (/api/bots): name -> their strength
 };
 
 let TITLE = document.title; // in the page's language once the catalog is loaded
@@ -649,6 +650,8 @@ async function loadBots() {
     return option;
   }));
   $("bots").hidden = bots.length === 0;
+  state.bots = new Map(bots.map((bot) => [bot.name, bot.level]));
+  renderWho();
 }
 
 function playBot() {
@@ -724,6 +727,11 @@ function renderWho() {
     texts.forEach((text, i) => {
       if (row.cells[i].textContent !== text) row.cells[i].textContent = text;
     });
+    if (state.bots.has(name) && !row.classList.contains("bot")) {
+      row.classList.add("bot"); // marked "bot" after the name (play.css)
+      row.cells[0].dataset.badge = t("page.bot");
+      row.title = state.bots.get(name);
+    }
     const playing = entry.opponent !== "-";
     for (const b of row.querySelectorAll(".invite")) b.hidden = playing;
     for (const b of row.querySelectorAll(".resume")) b.hidden = playing || !state.saved.has(name);
