@@ -166,6 +166,7 @@ def password(store: Store, settings: Settings, words: list[str], stdin: TextIO) 
     if password_problem(new) is not None:
         raise AdminUsage("A password needs 4 characters or more, no blank and no colon.")
     store.set_password_hash(name, hash_password_now(new, settings.passwords))
+    store.revoke_tokens(name)  # his web session tokens (protocol/web.md, "Reconnecting")
     _record(store, "password", name)
     return f"Changed the password of {name}."
 

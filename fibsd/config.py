@@ -240,6 +240,18 @@ class FairPlay:
 
 
 @dataclass(frozen=True)
+class Pace:
+    """Matches that survive a dropped connection (protocol/play.md, "Drop grace").
+    Pure FIBS behaviour: ``drop_grace = 0``."""
+
+    drop_grace: int = checked(60, between(0, 3600))  # seconds; 0: saved at the drop
+    max_held: int = checked(1000, between(1))  # matches held for a dropped player at once
+    # Web session tokens (protocol/web.md, "Reconnecting"): lifetime, per user, tries.
+    token_lifetime: int = checked(3600, between(0, 2592000))  # seconds; 0: none issued
+    tokens_per_user: int = checked(5, between(1, 100))
+
+
+@dataclass(frozen=True)
 class Db:
     """Waiting for the database (``fibsd.server.dbthread``, docs/deployment.md): when a
     call counts as hung, how often a database that is down is asked again, and
@@ -438,6 +450,7 @@ class Settings:
     tls: Tls = field(default_factory=Tls)
     archive: Archive = field(default_factory=Archive)
     fair: FairPlay = field(default_factory=FairPlay)
+    pace: Pace = field(default_factory=Pace)
     cluster: Cluster = field(default_factory=Cluster)
     db: Db = field(default_factory=Db)
     bots: Bots = field(default_factory=Bots)

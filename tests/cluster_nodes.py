@@ -53,12 +53,14 @@ def create_accounts(database: str, names: Iterable[str]) -> None:
 
 def write_config(directory: Path, name: str, database: str, broker: str, *,
                  heartbeat_ms: int = 200, dead_after_ms: int = 1000) -> Path:
-    """A node's config: the shared database and broker, a short heartbeat, no web face."""
+    """A node's config: the shared database and broker, a short heartbeat, no web face,
+    no drop grace (a cluster has none: the single node compared with it must not
+    either, protocol/play.md 6)."""
     config = directory / f"{name}.toml"
     config.write_text(
         f'database = "{database}"\nmotd = "{REPO / "config" / "motd.txt"}"\n'
         "web_port = 0\nidle_timeout = 0\n"
-        "[passwords]\ntime_cost = 1\nmemory_kib = 64\n"
+        "[passwords]\ntime_cost = 1\nmemory_kib = 64\n[pace]\ndrop_grace = 0\n"
         f'[cluster]\nurl = "{broker}"\nnode = "{name}"\nsecret = "{SECRET}"\n'
         f"heartbeat_ms = {heartbeat_ms}\ndead_after_ms = {dead_after_ms}\n")
     return config

@@ -326,6 +326,9 @@ class Bot:
         if (self.protocol is None or self.playing or not self.ready or not self.looked
                 or self.awaiting is not None or self.finished.done):
             return
+        if self._limit_reached():
+            self._finish()  # e.g. --matches 0: nothing to do
+            return
         target = self._choose()
         if target is None:
             self.want_match = None
@@ -338,8 +341,6 @@ class Bot:
         self._invite()
 
     def _choose(self) -> tuple[str, bool] | None:
-        if self._limit_reached():
-            return None
         for key in sorted(self.saved):
             entry = self.saved[key]
             if entry.online and key not in self.given_up:
@@ -676,6 +677,8 @@ class Bot:
                 or (self.game_limit is not None and self.games_played >= self.game_limit))
 
     def _finish(self) -> None:
+        if self.finished.done:
+            return
         log.info("done: {matches} matches, {games} games", matches=self.matches_played,
                  games=self.games_played)
         self.want_match = None

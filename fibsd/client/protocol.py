@@ -49,7 +49,8 @@ class LoginFailed(Exception):
 
 
 class RegistrationFailed(Exception):
-    """The guest dialogue refused the name or the password; ``event`` says why."""
+    """The guest dialogue refused the name or the password, or the server answered
+    ``guest`` with a new login prompt (it registers no one); ``event`` says why."""
 
     def __init__(self, name: str, event: ev.Event) -> None:
         super().__init__(f"registration of {name!r} refused: {event!r}")

@@ -70,6 +70,8 @@ class Lobby:
         # when the database goes down; a paused one keeps its pair from a new start.
         self.writing: set[Any] = set()
         self.invitations: dict[str, Any] = {}
+        # Dropped players' held matches by name (fibsd.server.grace.Hold).
+        self.graces: dict[str, Any] = {}
         # Watched player's name -> the users whose ``watching`` names him (insertion
         # ordered); kept by ``OnlineUser.watching``'s setter, pruned at logout.
         self._watchers: dict[str, dict[OnlineUser, None]] = {}

@@ -305,7 +305,10 @@ class LiveMatch:
     # -- who is who ----------------------------------------------------------------------
 
     def user(self, player: int) -> OnlineUser | None:
-        return self.lobby.find(self.names[player])
+        """The player online, or dropped with the match held for him (fibsd.server.grace)."""
+        name = self.names[player]
+        held = self.lobby.graces.get(name)
+        return self.lobby.find(name) or (held.user if held is not None else None)
 
     def index(self, user: OnlineUser) -> int:
         return self.names.index(user.name)

@@ -41,6 +41,7 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from fibsd.server.access import connection_caps, network
+from fibsd.server.grace import end_all as end_graces
 from fibsd.server.session import SERVER_FULL, Services, Session, TooLong
 from fibsd.wire.input import OVERLONG, LineSplitter, TelnetFilter, clean_line
 
@@ -255,6 +256,7 @@ class FibsFactory(ServerFactory):
         ``grace`` seconds the stragglers that do not read their goodbye are aborted)."""
         self._closed = Deferred()
         self.services.lobby.stopping = True  # matches saved now were left by no one
+        end_graces(self.services.lobby)  # held matches are saved as their drops
         for protocol in list(self.connections):
             if protocol.session is not None:
                 protocol.session.shutdown()

@@ -34,7 +34,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from fibsd.config import Settings
-from fibsd.server import commands
+from fibsd.server import commands, grace, tokens
 from fibsd.server.access import (
     Attempt, LoginThrottle, RefusalLog, RegistrationLimit, network, shown_host)
 from fibsd.server.dbthread import log_write_failed, unattended
@@ -256,6 +256,10 @@ class SharedParts:
 
 class Session(SharedParts):
     remote = False  # a connection here (fibsd.cluster.remote's sessions are elsewhere)
+    web = False  # a WebSocket connection (fibsd.server.websocket sets it)
+    token_asked = False  # its login line asked for a session token (fibsd.server.tokens)
+    token_hash: str | None = None  # the session token it holds
+    token_guard = ""  # the password hash it logged in with, on a WebSocket (tokens)
 
     def __init__(self, services: Services, connection: Connection, host: str) -> None:
         self.services = services
@@ -383,7 +387,12 @@ class Session(SharedParts):
         user, self.user = self.user, None
         if user is None:
             return
-        self.lobby.logout(user, self._leaving or clip.drops_connection(user.name))
+        leaving = self._leaving or clip.drops_connection(user.name)
+        tokens.ended(self, user.name, logged_out=self._leaving == clip.logs_out(user.name)
+                     and not self._replaced)  # a new login may hold the same token
+        grace.departing(self.lobby, user, leaving, self.settings.pace,
+                        dropped=self._leaving is None and not self._replaced)
+        self.lobby.logout(user, leaving)
         if not self._replaced:
             log.info("{user} logs out from {address}", event="logout", user=user.name,
                      address=self.host)
@@ -537,6 +546,7 @@ class Session(SharedParts):
             return Phase.LOGIN
         if words[0] == "login" and len(words) >= 5:
             _, client, _version, name, password = words[:5]
+            self.token_asked = tokens.asked(self, words)
             return self._authenticate(name, password, client=client[:20])
         if words[0] == "login" and len(words) > 1:
             # A client's login line with a field missing (an empty password, say):
@@ -575,17 +585,23 @@ class Session(SharedParts):
                 return Phase.CLOSED
             if record is None or not password:
                 return self._login_failed(client, name)
-            verified = self.services.passwords.verify(password, record.password_hash)
+            if tokens.is_token(self, password):  # a web session token instead
+                verified = tokens.verify(self, record.name, password)
+            else:
+                verified = self.services.passwords.verify(password, record.password_hash)
             return verified.addCallback(checked, record)
 
         def checked(right: bool, record: UserRecord) -> Deferred[Phase] | Phase:
             if not right:
                 return self._login_failed(client, name)
             self._attempt_done(failed=False)
-            if self.services.passwords.needs_rehash(record.password_hash):
+            if self.web:
+                self.token_guard = record.password_hash
+            if (self.services.passwords.needs_rehash(record.password_hash)
+                    and self.token_hash is None):
                 # Made at an older cost: the password is at hand only now.
                 rehashed = self.services.passwords.hash(password)
-                rehashed.addCallback(lambda new: self._store("set_password_hash", record.name, new))
+                rehashed.addCallback(lambda new: self._rehashed(record.name, new))
                 rehashed.addErrback(lambda f: log.failure("Rehashing a password failed", f))
             def unless_banned(ban: Ban | None) -> Deferred[Phase] | Phase:
                 if ban is not None:
@@ -603,6 +619,11 @@ class Session(SharedParts):
             self._attempt,
             lambda: maybeDeferred(self.db.get_user, name).addCallback(check).chainDeferred(waiting))
         return waiting
+
+    def _rehashed(self, name: str, password_hash: str) -> None:
+        self._store("set_password_hash", name, password_hash)
+        if self.web:
+            self.token_guard = password_hash  # (fibsd.server.tokens)
 
     def _attempt_done(self, failed: bool) -> None:
         if self._attempt is not None:

@@ -107,6 +107,8 @@ class FibsWebSocket(WebSocketServerProtocol):  # type: ignore[misc]
             self.transport.setTcpNoDelay(True)
         self.fibs = self.factory.sessions.buildProtocol(self.transport.getPeer())
         self.fibs.makeConnection(MessageTransport(self))  # type: ignore[arg-type]
+        if self.fibs.session is not None:  # may ask for a session token (fibsd.server.tokens)
+            self.fibs.session.web = True
 
     def onMessage(self, payload: bytes, isBinary: bool) -> None:
         if self.fibs is None:

@@ -163,14 +163,31 @@ def migrate_5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def migrate_bot_flag(conn: sqlite3.Connection) -> None:
+def migrate_8(conn: sqlite3.Connection) -> None:
+    """Web session tokens, hashed (fibsd.store.tokens; issue 23's number 8, whatever
+    its place in this tuple once the migrations of the same session are merged)."""
+    for statement in (
+        """CREATE TABLE session_tokens (
+            token_hash TEXT PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            created INTEGER NOT NULL,
+            expires INTEGER NOT NULL
+        )""",
+        "CREATE INDEX session_tokens_user ON session_tokens (user_id, created)",
+        "CREATE INDEX session_tokens_expires ON session_tokens (expires)",
+    ):
+        conn.execute(statement)
+
+
+def migrate_7(conn: sqlite3.Connection) -> None:
     """Accounts played by a program are marked (``bot``: 1), so that whois, the web
-    face, the ladder and tournaments can tell them from people (issue 24)."""
+    face, the ladder and tournaments can tell them from people (issue 24's number 7,
+    after 8 here because 8 was merged first)."""
     conn.execute("ALTER TABLE users ADD COLUMN bot INTEGER NOT NULL DEFAULT 0")
 
 
 MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4, migrate_5,
-                                     migrate_bot_flag)
+                                     migrate_8, migrate_7)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

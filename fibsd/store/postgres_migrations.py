@@ -169,8 +169,23 @@ def migrate_5(cursor: Cursor) -> None:
         cursor.execute(statement)
 
 
-def migrate_bot_flag(cursor: Cursor) -> None:
-    """Accounts played by a program are marked (SQLite's ``migrate_bot_flag``)."""
+def migrate_8(cursor: Cursor) -> None:
+    """Web session tokens, hashed (SQLite's migration 8)."""
+    for statement in (
+        """CREATE TABLE session_tokens (
+            token_hash TEXT COLLATE "C" PRIMARY KEY,
+            user_id BIGINT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            created BIGINT NOT NULL,
+            expires BIGINT NOT NULL
+        )""",
+        "CREATE INDEX session_tokens_user ON session_tokens (user_id, created)",
+        "CREATE INDEX session_tokens_expires ON session_tokens (expires)",
+    ):
+        cursor.execute(statement)
+
+
+def migrate_7(cursor: Cursor) -> None:
+    """Accounts played by a program are marked (SQLite's migration 7)."""
     cursor.execute("ALTER TABLE users ADD COLUMN bot BOOLEAN NOT NULL DEFAULT FALSE")
 
 

@@ -52,6 +52,7 @@ from fibsd.store import (
     UserRecord,
 )
 from fibsd.store.batch import GroupCommit
+from fibsd.store.tokens import TokenQueries
 
 Cursor = Any  # a sqlite3 or psycopg cursor: ``execute`` returns one to fetch from
 
@@ -102,7 +103,7 @@ def _finished(row: tuple[Any, ...]) -> FinishedMatch:
     return FinishedMatch(*row[1:], id=row[0])
 
 
-class SQLStore(GroupCommit, ABC):
+class SQLStore(TokenQueries, GroupCommit, ABC):
     """The ``Store`` methods over a SQL database; a subclass brings the connection."""
 
     # what the unique index on names raises when an account of the name exists

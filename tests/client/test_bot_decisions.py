@@ -179,6 +179,10 @@ def test_limits_end_the_bot() -> None:
     counted(ev.NewMatch("bob", 1, you_joined=False))
     counted(ev.MatchWon(ev.YOU, 1, 1, 0))
     assert sent.sent == [] and counted.finished.done and counted.matches_played == 1
+    idle, told = bot(matches=0)
+    own_info(idle)
+    idle(ev.Information("saved", "alice has no saved games."))
+    assert idle.finished.done and told.sent == ["show saved", "show savedcount alice"]
 
 
 def test_after_a_lost_connection_the_bot_reads_show_saved_and_resumes() -> None:

@@ -28,7 +28,9 @@ IN_CONTEXT = {
     "export-mat-line": (Phase.EXPORT, ev.MatLine),
 }
 # Help topics are free text after a command, with no end marker: nothing can know them.
-FREE_TEXT = {"help-text"}
+# Unknown to fibsd's client on purpose: help texts; the web session token, which only a
+# WebSocket client that asks for it gets (protocol/web.md, "Reconnecting").
+FREE_TEXT = {"help-text", "session-token"}
 
 EXPECTED = {
     "you-invited": ev.YouInvited, "invitation": ev.Invitation, "type-join": ev.TypeJoin,

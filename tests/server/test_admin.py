@@ -360,6 +360,7 @@ def test_the_command_line_administers_the_database(tmp_path: Path) -> None:
     store = SQLiteStore(database)
     for name in ("alice", "bob"):
         store.create_user(name, "h", 1)
+    store.add_token("alice", "token-hash", 1, 2**40, 5, "h")  # a web session token
     store.close()
     code, out, err = run(database, "ban", "bob", "7d", "abuse")
     assert (code, err) == (0, "")
@@ -371,6 +372,9 @@ def test_the_command_line_administers_the_database(tmp_path: Path) -> None:
     assert run(database, "unban", "bob") == (1, "", "fibsd admin: There is no ban on bob.\n")
     assert run(database, "password", "alice", stdin="s3cret-x\n") == (
         0, "Changed the password of alice.\n", "")
+    store = SQLiteStore(database)
+    assert store.count_tokens() == 0  # a new password revokes the tokens
+    store.close()
     assert run(database, "rename", "alice", "Alicia") == (0, "Renamed alice to Alicia.\n", "")
     assert run(database, "delete", "bob") == (0, "Deleted the account bob.\n", "")
     assert run(database, "delete", "bob") == (1, "", "fibsd admin: There is no user bob.\n")

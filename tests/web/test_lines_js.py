@@ -25,7 +25,7 @@ GAME = {
     ("durability", "you-terminated-unsaved"), ("durability", "player-left-unsaved"),
     ("durability", "game-unsaved"), ("watching", "now-watching"),
     ("fair", "claim-warning"), ("fair", "claimable"), ("fair", "you-claimed"),
-    ("fair", "claimed-from-you"),
+    ("fair", "claimed-from-you"), ("grace", "grace-waits"), ("grace", "grace-back"),
 }
 NOT_GAME = {("play", name) for name in ("pip", "moves-score", "moves-players", "moves-entry")}
 
@@ -38,6 +38,7 @@ NOTICES = {
     ("durability", "game-not-saved"), ("session", "shutdown"), ("watching", "you-stop-watching"),
     ("login", "already-logged-in"), ("login", "telnet-authenticated"),
     ("login", "telnet-last-login"), ("play", "wait-join"), ("fair", "adjudicated"),
+    ("grace", "grace-ended-meanwhile"),
     ("admin", "telnet-alert"), ("admin", "kick-done"), ("admin", "ban-done"),
     ("admin", "unban-done"), ("admin", "bans-none"), ("admin", "bans-head"),
     ("admin", "bans-line"), ("admin", "admin-password-done"), ("admin", "rename-done"),

@@ -42,6 +42,7 @@ from fibsd.administration import (
 )
 from fibsd.server.commands import command, user_of
 from fibsd.server.dbthread import unattended
+from fibsd.server.tokens import password_changed
 from fibsd.store import AdminAction, Ban, NameTaken, UnknownUser
 from fibsd.wire.input import password_problem
 from fibsd.wire.user_text import shown
@@ -213,7 +214,8 @@ def password(session: Session, words: list[str], rest: str) -> Deferred[None]:
         raise AdminUsage("A password needs 4 characters or more, no blank and no colon.")
 
     def stored(password_hash: str) -> Deferred[None]:
-        return _store_call(session, "set_password_hash", name, password_hash)
+        return _store_call(session, "set_password_hash", name, password_hash).addCallback(
+            lambda _: password_changed(session, name))  # his web session tokens go
 
     def done(_: object) -> None:
         session.send(f"** Changed the password of {name}.")

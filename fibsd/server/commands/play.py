@@ -26,6 +26,7 @@ from twisted.internet.defer import maybeDeferred, succeed
 from fibsd.rules.dice import SeededDice
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
+from fibsd.server import grace
 from fibsd.server.commands import command, user_of
 from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby, on_login, on_logout
@@ -190,7 +191,7 @@ def _forget(lobby: Lobby, user: OnlineUser) -> None:
     """A departing user's invitation lapses, and his match is saved."""
     lobby.invitations.pop(user.name, None)
     match = live_match(lobby, user.name)
-    if match is not None:
+    if match is not None and not grace.holds(lobby, user):  # held: fibsd.server.grace
         match.suspend(user, departure=user.departure or f"{user.name} logs out.")
 
 
@@ -199,7 +200,7 @@ def _back_in_match(lobby: Lobby, user: OnlineUser) -> None:
     """The same account logged in again while playing: the new connection is shown the
     match as on a resume, with the line that says what is expected of him."""
     match = live_match(lobby, user.name)
-    if match is not None:
+    if not grace.came_back(lobby, user) and match is not None:  # held: fibsd.server.grace
         match.show_state(user)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fibsd.server import tokens
 from fibsd.server.commands import command, user_of
 from fibsd.server.commands.bots import set_bot
 from fibsd.server.ratelimit import allow
@@ -130,6 +131,7 @@ def password(session: Session, rest: str) -> object:
 
     def store(password_hash: str) -> object:
         return session.db.set_password_hash(user.name, password_hash).addCallback(
+            lambda _: tokens.password_changed(session, user.name)).addCallback(
             lambda _: session.send(texts.PASSWORD_CHANGED))
 
     return session.db.get_user(user.name).addCallback(check)

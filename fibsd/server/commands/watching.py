@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fibsd.server.commands import command, user_of
+from fibsd.server.grace import holds, on_grace_end
 from fibsd.server.lobby import Lobby, on_logout
 from fibsd.server.match import live_match
 from fibsd.wire import watching_text as text
@@ -146,8 +147,17 @@ def look(session: Session, rest: str) -> None:
 @on_logout
 def _watched_player_left(lobby: Lobby, player: OnlineUser) -> None:
     """Watchers of a player who left stop watching (after the match, if any, has
-    told them it was saved: this hook runs after the match commands' own).  In a
-    cluster each node stops its own users' watching (and tells the others so)."""
+    told them it was saved: this hook runs after the match commands' own); those of
+    a dropped player whose match is held go on until his grace ends
+    (fibsd.server.grace)."""
+    if not holds(lobby, player):
+        _watchers_stop(lobby, player)
+
+
+@on_grace_end
+def _watchers_stop(lobby: Lobby, player: OnlineUser) -> None:
+    """Watchers of ``player``, who left, stop watching.  In a cluster each node stops
+    its own users' watching (and tells the others so)."""
     for watcher in lobby.local_users():
         if watcher.watching == player.name:
             watcher.watching = None

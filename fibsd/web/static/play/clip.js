@@ -39,9 +39,40 @@ export class Connection {
   }
 }
 
-// Log in with CLIP. Resolves with the connection once `1 <name> ...` arrives (lines from
+// This tab's session token (protocol/web.md, "Reconnecting"): in sessionStorage, so it
+// lives as long as the tab and no other tab sees it; never the password.
+const TOKEN_KEY = "fibsd.session";
+export const TOKEN_LINE = "token: ";
+
+export function keepToken(name, token) {
+  sessionStorage.setItem(TOKEN_KEY, JSON.stringify({ name, token }));
+}
+
+export function savedToken() {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(TOKEN_KEY) || "null");
+    return saved && saved.name && saved.token ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+export function forgetToken() {
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+// Seconds before the next try to reconnect: from half a second, doubled each time up to
+// thirty, with a little randomness so that many pages cut by one outage do not come
+// back at the same instant.
+export function backoff(tries) {
+  const base = Math.min(500 * 2 ** tries, 30000);
+  return base * (0.8 + 0.4 * Math.random());
+}
+
+// Log in with CLIP, asking for a session token; with `token` set, `password` is that
+// token instead. Resolves with the connection once `1 <name> ...` arrives (lines from
 // then on go to `onLine`); rejects with a message for the person otherwise.
-export function login(name, password, onLine, onClose) {
+export function login(name, password, onLine, onClose, token = false) {
   return new Promise((resolve, reject) => {
     let sent = false;
     let done = false;
@@ -61,7 +92,8 @@ export function login(name, password, onLine, onClose) {
         if (sent) fail("Wrong name or password.");
         else {
           sent = true;
-          conn.send(`login ${CLIENT} 1008 ${name} ${password}`);
+          conn.send(token ? `login ${CLIENT} 1008 ${name} token:${password}`
+                    : `login ${CLIENT} 1008 ${name} ${password} token`);
         }
       } else if (line.startsWith("1 ")) {
         done = true;

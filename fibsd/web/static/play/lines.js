@@ -35,7 +35,8 @@ const GAME = new RegExp("^(?:" + [
   "\\*\\* You terminated", "\\*\\* \\S+ left the game; ", "\\*\\* \\S+ drops connection\\. The game",
   "turn: ", "match length: ",
   "points for ", "\\*\\* Please act: ", "\\*\\* \\S+ has not acted for a while", "\\*\\* You claimed the match",
-  "\\*\\* \\S+ claimed the match",
+  "\\*\\* \\S+ claimed the match", "\\*\\* \\S+ lost the connection; the match waits ",
+  "\\*\\* \\S+ is back; the match goes on",
 ].join("|") + ")");
 
 // `** ` lines that inform rather than refuse: shown as notices, not errors.
@@ -43,7 +44,7 @@ const NOTICE = new RegExp("^\\*\\* (?:" + [
   "You (?:invited|tell|say to|shout|whisper|kibitz|gag|ungag|blind|unblind|stop watching|allow|use|insist|agree|would|want|will|won't|are now)\\b",
   "You're now", "You'll",
   "You don't (?:allow|agree|gag|blind)", "[0-9]+ users? heard you", "Player \\S+ has",
-  "\\S+ left the game; ", "\\S+ drops connection",
+  "\\S+ left the game; ", "\\S+ drops connection", "\\S+ lost the connection", "\\S+ is back; ",
   "The board will", "The board won't", "Forced moves", "Your terminal", "Will ", "Won't ",
   "Waiting for", "FINALLY", "Gagged", "Blinded", "Warning", "System administrator", "All running",
   "It will be back", "\\S+ changed the invitation", "There are no messages", "\\S+ is already logged in",
@@ -52,7 +53,7 @@ const NOTICE = new RegExp("^\\*\\* (?:" + [
   "Reloaded the MOTD", "The server will (?:shut down|wrap)", "The shutdown was cancelled",
   "The admin log is empty", "Admin log:", "[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]{2} [0-9:]{8} [0-9]{4} ",
   "User \\S+ authenticated", "Last login:", "Please wait for \\S+ to join too",
-  "Your [0-9]+-point match with \\S+ was adjudicated",
+  "Your [0-9]+-point match with \\S+ (?:was adjudicated|ended while you were away)",
 ].join("|") + ")");
 
 // "game", "error" or "notice": where a line goes and how it looks.

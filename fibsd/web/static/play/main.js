@@ -3,7 +3,9 @@
 // line sent over the WebSocket, exactly what a FIBS client would send.
 
 import { absoluteText, describe, drawBoard, parseBoard } from "./board.js";
-import { login, register, sendsInClear } from "./clip.js";
+import {
+  TOKEN_LINE, backoff, forgetToken, keepToken, login, register, savedToken, sendsInClear,
+} from "./clip.js";
 import { apply, diceOf, forcedPlay, nextSteps, pips } from "./movegen.js";
 import { KINDS, isOn, play as sound, setOn } from "./sound.js";
 import { animateMove, setSpeed, speedName } from "./animate.js";
@@ -44,6 +46,8 @@ const state = {
   savedAsked: false, // the Saved matches button: an empty list is said in the chat
   invitedBy: "", // the sender of the last invitation (a saved match's warning follows it)
   bots: new Map(), // the site's resident bots (/api/bots): name -> their strength
+  leaving: false, // we said bye (or were replaced by another login): no reconnecting
+  reconnecting: false, // the connection dropped and a token brings us back
 };
 
 let TITLE = document.title; // in the page's language once the catalog is loaded
@@ -79,6 +83,8 @@ async function doLogin(event) {
   try {
     setBusy(true);
     if (registering) await register(name, password);
+    state.leaving = false;
+    state.restore = []; // back after a drop, a page keeps what it changed at its login
     state.conn = await login(name, password, onLine, onClosed);
     $("password").value = "";
     $("login-view").hidden = true;
@@ -98,14 +104,53 @@ function setBusy(busy) {
   $("register").disabled = busy;
 }
 
+// The connection closed. Dropped without our bye, with a session token of this tab: we
+// come back by ourselves (protocol/web.md, "Reconnecting"): the board stays, a line says
+// we are reconnecting, and the server resumes the match we were playing.
 function onClosed() {
   state.conn = null;
+  const saved = savedToken();
+  if (saved && !state.leaving) {
+    reconnect(saved, 0);
+    return;
+  }
+  forgetToken();
+  loggedOut(t("login.out"));
+}
+
+function reconnect(saved, tries) {
+  state.reconnecting = true;
+  $("reconnecting").hidden = false;
+  document.body.dataset.reconnecting = "1"; // the buttons wait (play.css)
+  setTimeout(async () => {
+    if (state.leaving) return;
+    try {
+      state.who.clear(); // the login sends everyone's `5` line again
+      state.conn = await login(saved.name, saved.token, onLine, onClosed, true);
+      state.reconnecting = false;
+      $("reconnecting").hidden = true;
+      delete document.body.dataset.reconnecting;
+    } catch (error) {
+      if (error.message === "The connection to the server was lost." && !state.leaving) {
+        reconnect(saved, tries + 1);
+        return;
+      }
+      forgetToken(); // refused: expired, revoked, ... the password it is
+      state.reconnecting = false;
+      $("reconnecting").hidden = true;
+      delete document.body.dataset.reconnecting;
+      loggedOut(t("login.again"));
+    }
+  }, backoff(tries));
+}
+
+function loggedOut(text) {
   state.restore = [];
   $("game-view").hidden = true;
   $("login-view").hidden = false;
   $("logout").hidden = true;
   document.body.dataset.state = "login";
-  showLoginError(t("login.out"));
+  showLoginError(text);
   state.who.clear();
   state.invitations.clear();
   state.saved.clear();
@@ -139,7 +184,18 @@ const CHAT = {
 };
 const OWN_CHAT = { 17: "chat.you_shout", 18: "chat.you_whisper", 19: "chat.you_kibitz" };
 
+// Lines that end this tab's session for good: no reconnecting after them.
+const FINAL = new Set(["** You logged in again from another connection; closing this one."]);
+
 function onLine(line) {
+  if (line.startsWith(TOKEN_LINE)) { // asked for at login: kept for the tab, not shown
+    keepToken(state.me, line.slice(TOKEN_LINE.length));
+    return;
+  }
+  if (FINAL.has(line)) {
+    state.leaving = true;
+    forgetToken();
+  }
   if (line.startsWith("board:")) {
     onBoard(line);
     return;
@@ -299,7 +355,6 @@ function force(command, undo, quiet) {
 
 // From the CLIP 2 line: turns on what is off; asks for the boardstyle (3 is needed).
 function forceSettings(words) {
-  state.restore = [];
   for (const [name, [field, confirmation]] of Object.entries(NEEDED)) {
     if (words[field] === "0") force(`toggle ${name}`, `toggle ${name}`, confirmation);
   }
@@ -357,6 +412,8 @@ function archiveLine(line) {
 // Gives the account back what `forceSettings` changed (a telnet user's boardstyle 2),
 // then says goodbye.
 function logOut() {
+  state.leaving = true;
+  forgetToken();
   for (const command of state.restore) send(command);
   state.restore = [];
   send("bye");
