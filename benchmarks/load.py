@@ -72,6 +72,13 @@ cross-node pairs apart.  Server CPU and RSS are reported per node.  ``--compare`
 the same load on one node and then on ``--nodes`` nodes (both on PostgreSQL) and prints
 the two side by side.
 
+``--ab REFS`` runs the same load against several commits in one run, interleaved:
+``--ab 76cf582,main,.`` (``.`` is this checkout; any other ref is checked out in a
+temporary git worktree, and its server and schema run from there) ``--rounds`` times
+each, and prints per commit the min / median / max of the server's CPU per game action
+(the server process's own CPU time from /proc over the window, divided by the actions),
+of the command-to-answer p99 and of the actions/s, with the load average.
+
 ``--nodelay`` starts the server with TCP_NODELAY on its connections (a patch applied
 in the server process only) to measure the fix proposed in benchmarks/README.md.
 """
@@ -128,6 +135,21 @@ OVER_WEBSOCKET = False
 # Set by --cheap-bots (in the bot workers too): the bots play the first legal play.
 CHEAP_BOTS = False
 THOUGHT = frozenset({"roll", "move", "double", "accept", "reject"})
+# ``--ab``: another commit's server and schema, run from its own checkout (argv: the
+# checkout, then the config or the database file).
+TREE_SERVE = """import sys
+sys.path.insert(0, sys.argv[1])
+from fibsd.__main__ import main
+sys.exit(main(["--config", sys.argv[2]]))
+"""
+TREE_SCHEMA = """import sys
+sys.path.insert(0, sys.argv[1])
+try:
+    from fibsd.store.opening import open_store
+except ImportError:  # before PostgreSQL
+    from fibsd.store.sqlite import SQLiteStore as open_store
+open_store(sys.argv[2]).close()
+"""
 
 
 def account(prefix: str, number: int) -> str:
@@ -157,7 +179,102 @@ def serve(config: str, nodelay: bool) -> None:
         FibsProtocol.connectionMade = connection_made  # type: ignore[method-assign]
     from fibsd.__main__ import main
 
+    if os.environ.get("FIBSD_STALLS"):
+        watch_stalls(os.environ["FIBSD_STALLS"])
+    profile = os.environ.get("FIBSD_PROFILE")
+    if profile:  # --profile: the reactor thread under cProfile, written at exit
+        import cProfile
+
+        profiler = cProfile.Profile()
+        try:
+            code = profiler.runcall(main, ["--config", config])
+        finally:
+            profiler.dump_stats(profile)
+        sys.exit(code)
     sys.exit(main(["--config", config]))
+
+
+def watch_stalls(path: str) -> None:
+    """``--stalls FILE``, in the server: what could hold a command's answer, measured
+    from inside over the play window (load.py signals its start and end): the reactor's
+    lateness (a call due every 5 ms, how late it ran: the reactor was busy or starved of
+    CPU), each garbage collection's pause by generation, and each batch of saves on the
+    database thread (how long it waited to be written and how long it took)."""
+    import atexit
+    import gc
+
+    from twisted.internet import reactor
+
+    from fibsd.server import dbthread
+
+    lateness: list[float] = []
+    pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+    batches: list[tuple[float, float, int]] = []
+    state = {"due": 0.0, "gc": 0.0}
+
+    def tick() -> None:
+        now = time.perf_counter()
+        if state["due"]:
+            lateness.append(now - state["due"])
+        state["due"] = now + 0.005
+        reactor.callLater(0.005, tick)
+
+    def collected(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            state["gc"] = time.perf_counter()
+        else:
+            pauses[info["generation"]].append(time.perf_counter() - state["gc"])
+
+    write = dbthread.DatabaseThread._write_batch
+
+    def timed_write(self: Any, batch: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return write(self, batch)
+        finally:
+            batches.append((started - getattr(batch, "made", started),
+                            time.perf_counter() - started, len(batch.saves)))
+
+    made = dbthread._SaveBatch.__init__
+
+    def stamped(self: Any) -> None:
+        made(self)
+        self.made = time.perf_counter()
+
+    dbthread._SaveBatch.__init__ = stamped  # type: ignore[method-assign]
+    dbthread.DatabaseThread._write_batch = timed_write  # type: ignore[method-assign]
+
+    def report() -> None:
+        def spread(values: list[float]) -> str:
+            if not values:
+                return "none"
+            return (f"{len(values)}: p50 {percentile(values, .5) * 1000:.1f} ms, p99 "
+                    f"{percentile(values, .99) * 1000:.1f} ms, max {max(values) * 1000:.1f} ms, "
+                    f"over 50 ms {sum(v > .05 for v in values)}")
+        with open(path, "w") as out:
+            print(f"reactor lateness: {spread(lateness)}", file=out)
+            for generation, values in pauses.items():
+                print(f"gc generation {generation}: {spread(values)}", file=out)
+            print(f"save batches, queued: {spread([b[0] for b in batches])}", file=out)
+            print(f"save batches, written: {spread([b[1] for b in batches])}; saves per "
+                  f"batch {sum(b[2] for b in batches) / max(len(batches), 1):.1f}", file=out)
+
+    def window(signum: int, frame: Any) -> None:
+        """SIGUSR1 (the window begins): forget what came before; SIGUSR2 (it ends):
+        write the report now, of the window alone."""
+        if signum == signal.SIGUSR1:
+            lateness.clear()
+            batches.clear()
+            for values in pauses.values():
+                values.clear()
+        else:
+            report()
+
+    gc.callbacks.append(collected)
+    reactor.callWhenRunning(tick)
+    signal.signal(signal.SIGUSR1, window)
+    signal.signal(signal.SIGUSR2, window)
+    atexit.register(lambda: None if Path(path).exists() else report())
 
 
 def free_port() -> int:
@@ -175,15 +292,20 @@ def open_sql(database: Path | str) -> Any:
     return sqlite3.connect(database)
 
 
-def create_database(database: Path | str, names: Sequence[str]) -> None:
-    """A migrated database holding ``names``, all with the password ``secret``."""
+def create_database(database: Path | str, names: Sequence[str], tree: Path | None = None) -> None:
+    """A migrated database holding ``names``, all with the password ``secret``; with
+    ``tree`` (another commit's checkout, ``--ab``), the schema is that commit's own."""
     from fibsd.config import load_settings
     from fibsd.server.passwords import _hasher
     from fibsd.store.opening import open_store
 
     cost = load_settings(REPO / "config" / "fibsd.toml", {}).passwords
     hashed = _hasher(cost).hash(PASSWORD)
-    open_store(database).close()  # creates the schema
+    if tree is None:
+        open_store(database).close()  # creates the schema
+    else:
+        subprocess.run([sys.executable, "-c", TREE_SCHEMA, str(tree), str(database)],
+                       check=True, cwd=tree)
     now = int(time.time())
     mark = "%s" if isinstance(database, str) else "?"
     conn = open_sql(database)
@@ -212,20 +334,22 @@ def cluster_section(broker: str, node: str) -> str:
 
 def write_config(directory: Path, port: int, users: int, web_port: int = 0,
                  viewers: int = 0, extra: str = LOAD_ACCESS, database: Path | str = "",
-                 name: str = "fibsd") -> Path:
+                 name: str = "fibsd", tree: Path | None = None) -> Path:
     """The server's config; ``extra`` is appended (TOML tables of other sections).  No
     resident bots: the figures are the load's alone (benchmarks/bots.py has theirs)."""
     config = directory / f"{name}.toml"
+    known = (tree or REPO).joinpath("fibsd", "config.py").read_text()
+    web = f"web_port = {web_port}\nweb_live_viewers = {max(viewers, 1)}\n"
+    if "unauthenticated_per_address" not in known:  # an older commit (--ab) without it
+        extra = extra.replace(LOAD_ACCESS, "")
     config.write_text(f"""
 interface = "127.0.0.1"
 port = {port}
 database = "{database or directory / 'fibsd.sqlite'}"
 idle_timeout = 0
-motd = "{REPO / 'config' / 'motd.txt'}"
-help_dir = "{REPO / 'config' / 'help'}"
-web_port = {web_port}
-web_live_viewers = {max(viewers, 1)}
-[limits]
+motd = "{(tree or REPO) / 'config' / 'motd.txt'}"
+help_dir = "{(tree or REPO) / 'config' / 'help'}"
+{web if "web_live_viewers" in known else ""}[limits]
 max_users = {users}
 shouts_per_minute = 100000
 [bots]
@@ -239,13 +363,19 @@ class ServerProcess:
 
     def __init__(self, directory: Path, port: int, users: int, nodelay: bool,
                  web_port: int = 0, viewers: int = 0, extra: str = LOAD_ACCESS,
-                 database: Path | str = "", name: str = "server") -> None:
-        config = write_config(directory, port, users, web_port, viewers, extra, database, name)
+                 database: Path | str = "", name: str = "server", tree: Path | None = None) -> None:
+        config = write_config(directory, port, users, web_port, viewers, extra, database, name,
+                              tree)
         self.web_port = web_port
         self.name = name
         self.log = open(directory / f"{name}.log", "w")  # noqa: SIM115
-        command = [sys.executable, __file__, "--serve", str(config)] + (["--nodelay"] if nodelay else [])
-        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, cwd=REPO)
+        if tree is None:
+            command = [sys.executable, __file__, "--serve", str(config)]
+            command += ["--nodelay"] if nodelay else []
+        else:  # another commit's server, from its own checkout (--ab)
+            command = [sys.executable, "-c", TREE_SERVE, str(tree), str(config)]
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
+                                        cwd=tree or REPO)
         self.port = port
 
     def wait_listening(self, timeout: float = 30) -> None:
@@ -262,6 +392,13 @@ class ServerProcess:
 
     def cpu(self) -> float:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def reactor_cpu(self) -> float:
+        """CPU seconds of the main (reactor) thread alone: the rest of ``cpu`` is the
+        database thread, the checkpoint thread and the password hashers."""
+        stat = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/stat").read_text()
+        fields = stat.rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def memory(self) -> tuple[int, int]:
@@ -300,7 +437,7 @@ class Nodes:
             extra = LOAD_ACCESS + (cluster_section(self.broker.url, name) if self.broker else "")
             self.nodes.append(ServerProcess(directory, free_port(), users, options.nodelay,
                                             free_port() if web else 0, options.viewers, extra,
-                                            database, name))
+                                            database, name, options.tree))
 
     @property
     def ports(self) -> list[int]:
@@ -948,7 +1085,7 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
     bot_names = [account(p, n) for n in range(options.matches) for p in ("ba", "bb")]
     postgres, database = start_database(directory, options)
     started = time.perf_counter()
-    create_database(database, [*idle_names, *bot_names, SHOUTER])
+    create_database(database, [*idle_names, *bot_names, SHOUTER], options.tree)
     print(f"database: {len(idle_names) + len(bot_names) + 1} accounts in "
           f"{time.perf_counter() - started:.1f} s ({directory}"
           + (", PostgreSQL" if postgres is not None or isinstance(database, str) else "") + ")")
@@ -1007,13 +1144,21 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
                   f"{sum(v.refused for v in viewers)} refused")
         events0 = sum(v.events for v in viewers)
         await each(groups, "begin_window")
+        if options.stalls and options.tree is None:  # another commit has no handler
+            for node in server.nodes:
+                node.process.send_signal(signal.SIGUSR1)
         cpus0 = server.cpus()
+        reactor0 = sum(node.reactor_cpu() for node in server.nodes)
         busy0 = machine_busy()
         window = time.perf_counter()
         await sleep(reactor, options.duration)
         elapsed = time.perf_counter() - window
         measured = await each(groups, "end_window")
         cpus = [after - before for before, after in zip(cpus0, server.cpus())]
+        reactor_cpu = sum(node.reactor_cpu() for node in server.nodes) - reactor0
+        if options.stalls and options.tree is None:  # another commit has no handler
+            for node in server.nodes:
+                node.process.send_signal(signal.SIGUSR2)
         busy = [after - before for before, after in zip(busy0, machine_busy())]
         cpu = sum(cpus)
         latencies = [value for part in measured for value in part["latencies"]]
@@ -1038,7 +1183,11 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
               f"p50 {percentile(latencies, .5) * 1000:.1f} ms, p95 {percentile(latencies, .95) * 1000:.1f} ms, "
               f"p99 {percentile(latencies, .99) * 1000:.1f} ms, max {max(latencies, default=0) * 1000:.1f} ms")
         figures.update(actions=actions / elapsed, cpus=[used / elapsed for used in cpus],
-                       p50=percentile(latencies, .5), p99=percentile(latencies, .99))
+                       p50=percentile(latencies, .5), p99=percentile(latencies, .99),
+                       load=os.getloadavg()[0])
+        print(f"server CPU per game action: {cpu / max(actions, 1) * 1000:.3f} ms, of which "
+              f"the reactor thread {reactor_cpu / max(actions, 1) * 1000:.3f} ms "
+              f"(load average {figures['load']:.2f})")
         if options.nodes > 1:
             for kind in ("same", "cross"):
                 values = [value for part in measured for value in part[kind]]
@@ -1080,14 +1229,16 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
         failures += [f"{node.name} exit status {code}"
                      for node, code in zip(server.nodes, codes) if code != 0]
     try:
-        failures += check_database(database, pairs)
+        if options.tree is None:  # another commit's records may predate what it checks
+            failures += check_database(database, pairs)
         conn = open_sql(database)
         finished = conn.execute("SELECT count(*) FROM finished_matches").fetchone()[0]
         conn.close()
     finally:
         if postgres is not None:
             postgres.stop()
-    print(f"check: {finished} finished matches (records and dice), {len(failures)} problems")
+    checked = "records and dice" if options.tree is None else "not checked: another commit"
+    print(f"check: {finished} finished matches ({checked}), {len(failures)} problems")
     for failure in failures[:30]:
         print("  " + failure)
     figures.update(finished=finished, problems=len(failures))
@@ -1134,6 +1285,62 @@ async def compare(reactor: Any, options: argparse.Namespace) -> int:
     return 1 if any(r["problems"] for r in runs) else 0
 
 
+async def side_by_side(reactor: Any, options: argparse.Namespace) -> int:
+    """``--ab``: the same load against each commit named, in turn, ``--rounds`` times
+    (the order reversed every other round, so no side always runs first on a machine
+    whose other load drifts).  ``.`` is this checkout; any other ref is checked out
+    (detached) in a temporary git worktree and its server and schema run from there,
+    the clients staying this checkout's.  CPU per action is the server process's own
+    (``/proc``), which a noisy machine disturbs far less than throughput."""
+    scratch = Path(tempfile.mkdtemp(prefix="fibsd-ab-"))
+    sides: list[tuple[str, Path | None]] = []
+    try:
+        for ref in options.ab.split(","):
+            if ref == ".":
+                sides.append((ref, None))
+                continue
+            tree = scratch / ref.replace("/", "_")
+            subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet",
+                            str(tree), ref], check=True)
+            commit = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+                                    check=True, capture_output=True, text=True).stdout.strip()
+            sides.append((f"{ref} ({commit})" if commit != ref else ref, tree))
+        results: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in sides}
+        problems = 0
+        for number in range(options.rounds):
+            for label, tree in (sides if number % 2 == 0 else sides[::-1]):
+                print(f"== round {number + 1}: {label} ==", flush=True)
+                figures = await run(reactor, argparse.Namespace(**{**vars(options),
+                                                                   "tree": tree}))
+                problems += figures["problems"]
+                results[label].append(figures)
+        print(f"== side by side: {options.matches} matches"
+              + (f", {options.think} s think" if options.think else " at full speed")
+              + f", {options.idle} idle users, {options.rounds} rounds of "
+              f"{options.duration:.0f} s; min / median / max ==")
+        for label, runs in results.items():
+            per_action = [sum(r["cpus"]) / r["actions"] * 1000 for r in runs if r["actions"]]
+            p99 = [r["p99"] * 1000 for r in runs]
+            rate = [r["actions"] for r in runs]
+            load = [r["load"] for r in runs]
+            print(f"{label}: server CPU per action {_spread(per_action, '.3f')} ms; p99 "
+                  f"{_spread(p99, '.0f')} ms; actions/s {_spread(rate, '.0f')}; load average "
+                  f"{min(load):.1f}-{max(load):.1f}")
+        return 1 if problems else 0
+    finally:
+        for _, tree in sides:
+            if tree is not None:
+                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force",
+                                str(tree)], check=False)
+
+
+def _spread(values: Sequence[float], form: str) -> str:
+    if not values:
+        return "-"
+    return " / ".join(format(v, form) for v in (min(values), statistics.median(values),
+                                                max(values)))
+
+
 def _kind(figures: dict[str, Any], kind: str, all_of_them: bool) -> str:
     if all_of_them:
         return f"{figures['p50'] * 1000:.1f} / {figures['p99'] * 1000:.1f}"
@@ -1175,10 +1382,26 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="with --nodes: the fraction of bot pairs split across two nodes")
     parser.add_argument("--compare", action="store_true",
                         help="run on one node, then on --nodes nodes, and print both")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="run the server's reactor thread under cProfile, stats to FILE")
+    parser.add_argument("--stalls", metavar="FILE",
+                        help="the server writes its reactor lateness, garbage collection "
+                             "pauses and save batches' waits to FILE at exit")
+    parser.add_argument("--ab", metavar="REFS",
+                        help="comma-separated git refs (. is this checkout) to run the same "
+                             "load against, interleaved, each from a temporary worktree")
+    parser.add_argument("--rounds", type=int, default=3, help="with --ab: runs per ref")
     parser.add_argument("--serve", metavar="CONFIG", help=argparse.SUPPRESS)
     parser.add_argument("--bot-worker", metavar="PORTS", help=argparse.SUPPRESS)
     parser.add_argument("--pairs", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
+    options.tree = None  # the checkout whose server runs (--ab sets another one's)
+    if options.stalls:  # read by the server subprocess (serve)
+        os.environ["FIBSD_STALLS"] = str(Path(options.stalls).resolve())
+    if options.profile:  # read by the server subprocess (serve)
+        os.environ["FIBSD_PROFILE"] = str(Path(options.profile).resolve())
+    if options.ab and (options.nodes > 1 or options.compare):
+        parser.error("--ab compares commits on one node: leave out --nodes and --compare")
     if options.nodes > 1 or options.compare:
         if options.database == "sqlite":
             options.database = "postgres"  # a cluster's nodes share a PostgreSQL database
@@ -1204,7 +1427,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 async def _exit_with(reactor: Any, options: argparse.Namespace) -> None:
-    if options.compare:
+    if options.ab:
+        code = await side_by_side(reactor, options)
+    elif options.compare:
         code = await compare(reactor, options)
     else:
         code = 1 if (await run(reactor, options))["problems"] else 0

@@ -1,6 +1,7 @@
 """Start the server: ``fibsd [--config FILE] [--data-dir DIR] [--port N] ...``; or run
 one of its operator commands: ``fibsd backup FILE``, ``fibsd admin ...``,
-``fibsd migrate --from FILE --to URL``.
+``fibsd migrate --from FILE --to URL``, ``fibsd analyse [--database URL]`` (an
+analysis worker).
 
 The server options serve ``twistd -n fibsd`` too (through the plugin in
 ``fibsd/twistd_plugins/``), which calls ``makeService``; twistd then logs with its own
@@ -27,6 +28,7 @@ from twisted.python import usage
 from twisted.python.failure import Failure
 
 from fibsd.admin_cli import AdminOptions, run_admin
+from fibsd.tournament.cli import TournamentOptions, run_tournament
 from fibsd.config import ConfigError, Settings, load_settings
 from fibsd.server.tls import TlsError
 from fibsd.store import WriteFailed
@@ -96,7 +98,23 @@ class MigrateOptions(_Options):
             raise usage.UsageError("--to must be a postgresql:// URL")
 
 
+class AnalyseOptions(_Options):
+    synopsis = "[--database URL] [--once] [--name NAME]"
+    longdesc = ("Run one analysis worker (protocol/analysis.md): take the analysis jobs of "
+                "finished matches from the database's queue and have GNU Backgammon do "
+                "them, with the [analysis] settings. Any number may run, on any machines, "
+                "against one PostgreSQL database. SIGTERM stops it (a job under way is "
+                "given back).")
+    optParameters = [["database", "d", None, "the database (default: the configured one)"],
+                     ["name", None, "", "the worker's name in its log lines"]]
+    optFlags = [["once", None, "stop once no job is due"]]
+
+
 class _AdminOptions(_Options, AdminOptions):
+    pass
+
+
+class _TournamentOptions(_Options, TournamentOptions):
     pass
 
 
@@ -111,7 +129,8 @@ class Options(_Options):
     synopsis = ("[--config FILE] [--data-dir DIR] [--port N] [--database FILE] "
                 "[--interface ADDRESS] [--web-port N] [--cluster URL] [--log-file FILE] "
                 "[--log-format text|json] [--log-level LEVEL] "
-                "[backup FILE | admin ... | migrate ... | bots]")
+                "[backup FILE | admin ... | migrate ... | analyse ... | tournament create ... "
+                "| bots]")
     longdesc = ("A FIBS-compatible backgammon server. Settings: the shipped defaults, "
                 "then --config (a TOML file with the keys it changes), then these options.")
     optParameters = [
@@ -131,6 +150,8 @@ class Options(_Options):
         ["backup", None, BackupOptions, "copy the database, online"],
         ["admin", None, _AdminOptions, "accounts, bans and the admin log, in the database"],
         ["migrate", None, MigrateOptions, "copy a SQLite site into PostgreSQL, verified"],
+        ["analyse", None, AnalyseOptions, "run an analysis worker (GNU Backgammon)"],
+        ["tournament", None, _TournamentOptions, "create a tournament, print its number"],
         ["bots", None, BotsOptions, "run the resident bots of the configuration, here"],
     ]
 
@@ -194,8 +215,12 @@ def main(argv: list[str] | None = None) -> int:
         return _backup(settings, Path(options.subOptions["target"]))
     if options.subCommand == "admin":
         return run_admin(settings, options.subOptions)
+    if options.subCommand == "tournament":
+        return run_tournament(settings, options.subOptions)
     if options.subCommand == "migrate":
         return _migrate(Path(options.subOptions["from"]), options.subOptions["to"])
+    if options.subCommand == "analyse":
+        return _analyse(settings, options.subOptions)
     try:
         log_stream = _log_stream(options["log-file"])
     except OSError as error:
@@ -313,6 +338,16 @@ def _pg_dump(url: str, target: Path) -> int:
     print(f"fibsd: backed up {shown(url)} to {target} with pg_dump "
           "(restore into an empty database with pg_restore)")
     return 0
+
+
+def _analyse(settings: Settings, options: AnalyseOptions) -> int:
+    from fibsd.analysis.worker import WorkerSettings, run
+
+    a = settings.analysis
+    worker = WorkerSettings(float(a.lease), a.attempts, float(a.time_limit),
+                            a.poll_ms / 1000, a.engine)
+    return run(str(options["database"] or settings.database), worker,
+               once=bool(options["once"]), name=options["name"])
 
 
 def _migrate(source: Path, target: str) -> int:

@@ -22,13 +22,16 @@ from twisted.internet.interfaces import IListeningPort, IProtocolFactory, IReact
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from fibsd.analysis.supervisor import AnalysisService
 from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
 from fibsd.residents.service import Residents
 from fibsd.server import passwords
+from fibsd.server.analysis_notice import tell_ready
 from fibsd.server.access import (
     LoginThrottle, RefusalLog, RegistrationLimit, connection_caps, network)
 from fibsd.server.commands.admin import cut_off_banned
+from fibsd.server.commands.play import Invitation
 from fibsd.server.dbthread import DatabaseThread
 from fibsd.server.fairplay import AbandonmentCheck
 from fibsd.server.lobby import Lobby
@@ -41,6 +44,8 @@ from fibsd.server.session import PasswordHasher, Services
 from fibsd.server.tls import TlsError, TlsFiles
 from fibsd.server.websocket import logged_in, websocket_resource
 from fibsd.store.opening import Timeouts, open_store, shown
+from fibsd.tournament import commands as tournament_commands  # noqa: F401 - registers them
+from fibsd.tournament.director import Director
 from fibsd.web.gate import WebGate
 from fibsd.web.metrics import Metrics
 from fibsd.web.pages import make_site
@@ -71,7 +76,7 @@ def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
     problem = help_problem(settings.help_dir)
     if problem is not None:
         log.warn("{problem}", problem=problem)
-    return Services(
+    services = Services(
         lobby=Lobby(clock, presence_delay=settings.presence_delay_ms / 1000), db=db,
         passwords=passwords, clock=clock, settings=settings,
         motd=read_motd(settings.motd), banner=clip.BANNER,
@@ -79,6 +84,11 @@ def build_services(settings: Settings, db: Any, passwords: PasswordHasher,
         registrations=RegistrationLimit(clock, settings.access.registrations_per_hour, db),
         refusals=RefusalLog(clock),
     )
+    # Tournaments (fibsd/tournament/): started with the service (tests start it by hand).
+    services.tournaments = Director(services.lobby, db, clock, settings.tournaments,
+                                    node=settings.cluster.node or "local",
+                                    invitation=Invitation)
+    return services
 
 
 class Argon2Passwords:
@@ -117,13 +127,24 @@ class FibsService(MultiService):
         db = settings.db
         timeouts = Timeouts(db.connect_timeout, db.statement_timeout_ms, db.keepalives_idle,
                             db.keepalives_interval, db.keepalives_count)
-        self.db = DatabaseThread(open_store(settings.database, timeouts), reactor,
+        store = open_store(settings.database, timeouts)
+        self.db = DatabaseThread(store, reactor,
                                  stall_ms=db.stall_ms, retry_max_ms=db.retry_max_ms,
                                  statement_timeout_ms=db.statement_timeout_ms)
         self.db.setServiceParent(self)
+        # Engine analysis (fibsd/analysis/): the jobs queued with each result, the
+        # worker processes, and the hook the face's "analysis ready" notice hangs on.
+        self.analysis_listeners: list[Callable[[int], None]] = []
+        self.analysis = AnalysisService(settings.analysis, str(settings.database), self.db,
+                                        reactor, self.on_analysis_done)
+        if self.analysis.queueing:
+            store.queue_analyses(settings.analysis.matches, settings.analysis.plies)
+        self.analysis.setServiceParent(self)
         self.shared = build_services(settings, self.db, Argon2Passwords(settings.passwords),
                                        reactor)
         self.shared.stop = reactor.stop  # `admin shutdown`; the stop triggers stopService
+        self.shared.analysis_on = self.analysis.queueing
+        self.analysis_listeners.append(self._tell_analysis_ready)
         self.db.on_down(partial(database_down, self.shared.lobby))  # matches say they wait
         self.factory = FibsFactory(self.shared, settings.limits.max_line_length)
         self.sockets = GameSockets(self.factory, self.shared.refusals)
@@ -165,12 +186,25 @@ class FibsService(MultiService):
             self.shared.cluster = self.cluster
             self.shared.lobby.cluster = self.cluster
 
+    def on_analysis_done(self, match_id: int) -> None:
+        """On the reactor thread: the analysis of finished match ``match_id`` was kept
+        (by any worker, on any machine); each of ``analysis_listeners`` hears it."""
+        for listener in list(self.analysis_listeners):
+            listener(match_id)
+
+    def _tell_analysis_ready(self, match_id: int) -> None:
+        """The players of the match on this node hear that its analysis is ready."""
+        tell_ready(self.shared.lobby, self.db, match_id).addErrback(
+            lambda failure: log.failure("analysis ready notice for {id}", failure,
+                                         id=match_id))
+
     def startService(self) -> None:
         super().startService()
         # argon2's backend is loaded now, in the pool, not by the first registrations
         passwords.warm_up().addErrback(
             lambda failure: log.failure("argon2 could not be loaded", failure))
         self.metrics.start()
+        self.shared.tournaments.start()
         d = self._endpoint(self.settings.port).listen(self._listener(self.factory))
         if self.settings.web_port:
             d.addCallback(lambda port: Deferred.fromCoroutine(self._listen_web(port)))
@@ -348,6 +382,8 @@ class FibsService(MultiService):
         if self.residents is not None:  # they leave before the goodbyes
             await self.residents.stop()
         self.abandonment.stop()
+        self.shared.tournaments.stop()
+        await self.analysis.stopService()
         for web_port in (self.web_port, self.web_tls_port):
             if web_port is not None:
                 await maybeDeferred(web_port.stopListening)

@@ -252,6 +252,21 @@ class Pace:
 
 
 @dataclass(frozen=True)
+class Tournaments:
+    """Tournaments run by the server (protocol/tournaments.md): how many may be open or
+    running at once, how many players one may have, how long a paired player has to
+    start his match before he loses by forfeit, how often the director looks, its lease
+    on a cluster, and the largest round-robin group."""
+
+    max_open: int = checked(10, between(1, 1000))
+    max_players: int = checked(256, between(2, 4096))
+    start_timeout: int = checked(300, between(5, 86400))
+    tick_ms: int = checked(1000, between(10, 3600000))
+    lease: int = checked(30, between(5, 3600))
+    group_size: int = checked(8, between(2, 64))
+
+
+@dataclass(frozen=True)
 class Db:
     """Waiting for the database (``fibsd.server.dbthread``, docs/deployment.md): when a
     call counts as hung, how often a database that is down is asked again, and
@@ -264,6 +279,24 @@ class Db:
     keepalives_idle: int = checked(10, between(1, 7200))
     keepalives_interval: int = checked(5, between(1, 3600))
     keepalives_count: int = checked(3, between(1, 100))
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Engine analysis of finished matches by GNU Backgammon worker processes
+    (protocol/analysis.md, fibsd/analysis/)."""
+
+    matches: str = checked("all", one_of("all", "rated", "none"))
+    plies: int = checked(2, between(0, 4))
+    workers: int = checked(1, between(0, 64))
+    lease: int = checked(900, between(2, 86400))
+    attempts: int = checked(3, between(1, 100))
+    time_limit: int = checked(600, between(1, 86400))
+    engine: str = "gnubg"
+    poll_ms: int = checked(2000, between(100, 600000))
+    deeper_plies: int = checked(3, between(0, 4))
+    deeper_per_day: int = checked(5, between(0, 1000))
+    ladder_min_matches: int = checked(5, between(1, 1000000))
 
 
 def redis_url(value: str) -> str | None:
@@ -453,6 +486,8 @@ class Settings:
     pace: Pace = field(default_factory=Pace)
     cluster: Cluster = field(default_factory=Cluster)
     db: Db = field(default_factory=Db)
+    analysis: Analysis = field(default_factory=Analysis)
+    tournaments: Tournaments = field(default_factory=Tournaments)
     bots: Bots = field(default_factory=Bots)
 
 

@@ -12,6 +12,7 @@ PURE = sorted(
     + [p for p in (ROOT / "wire").rglob("*.py")]
     + [p for p in (ROOT / "fair").rglob("*.py")]
     + [p for p in (ROOT / "rating.py",) if p.exists()]
+    + [ROOT / "tournament" / "pairing.py"]
 )
 
 
@@ -52,6 +53,8 @@ EDGES = {
     "web": ("fibsd.server", "fibsd.app", "fibsd.client", "fibsd.store.sqlite",
             "fibsd.store.migrations", "sqlite3"),
     "server": ("fibsd.web", "fibsd.cluster"),
+    # Analysis runs GNU Backgammon (GPL) as a program of its own: nothing imports it.
+    "analysis": ("gnubg", "fibsd.server", "fibsd.client", "fibsd.app", "fibsd.cluster"),
     # A cluster node works on the server's lobby and sessions (fibsd.app wires it in);
     # the server knows it only through the small interfaces it defines.
     "cluster": ("fibsd.web", "fibsd.app", "fibsd.client", "fibsd.store.sqlite",
@@ -90,3 +93,11 @@ def test_the_web_face_never_writes_to_the_store() -> None:
                 named.add(node.value)
         writes = (named & store_methods) - set(READS)
         assert not writes, f"{path} names store methods that write: {sorted(writes)}"
+
+
+def test_no_module_of_fibsd_imports_gnubg() -> None:
+    """GNU Backgammon is GPL: fibsd runs it as a program (fibsd/analysis/engine.py),
+    never as a library."""
+    for path in sorted(ROOT.rglob("*.py")):
+        assert not any(name == "gnubg" or name.startswith("gnubg.")
+                       for name in imported_modules(path)), path

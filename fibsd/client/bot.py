@@ -760,6 +760,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "declined with a tell (default: %(default)s)")
     parser.add_argument("--matches", type=int, help="stop after this many matches")
     parser.add_argument("--games", type=int, help="stop after this many games (leaves the match)")
+    parser.add_argument("--tournament", type=int, metavar="ID",
+                        help="join this tournament and play its matches until it ends")
     parser.add_argument("--brain", choices=("heuristic", "gnubg"), default="heuristic",
                         help="who decides: the built-in heuristic, or GNU Backgammon through "
                              "its 'external' socket, with the heuristic as fallback "
@@ -802,9 +804,14 @@ def read_password(options: argparse.Namespace) -> str:
 
 
 def make_bot(reactor: Any, options: argparse.Namespace) -> Bot:
-    return Bot(options.name, make_brain(options.brain, options), invite=options.invite,
-               length=options.length, lengths=options.lengths, matches=options.matches,
-               games=options.games, clock=reactor)
+    kwargs = {"invite": options.invite, "length": options.length, "lengths": options.lengths,
+              "matches": options.matches, "games": options.games, "clock": reactor}
+    brain = make_brain(options.brain, options)
+    if getattr(options, "tournament", None) is not None:  # fibsd/client/tournament_bot.py
+        from fibsd.client.tournament_bot import TournamentBot
+
+        return TournamentBot(options.name, options.tournament, brain, **kwargs)
+    return Bot(options.name, brain, **kwargs)
 
 
 async def run(reactor: Any, options: argparse.Namespace, bot: Bot | None = None) -> Bot:

@@ -935,7 +935,8 @@ class Information(Event):
     password), ``show`` (show max), ``timezones``, ``stat``, ``registration`` (the guest
     dialogue's hints), ``look`` (the reply to looking at yourself), ``ascii_board``
     (boardstyle 1 and 2 drawings), ``archive`` (fibsd's ``archive`` listing), ``fairdice``
-    and ``dicetest`` (protocol/fair-dice.md).
+    and ``dicetest`` (protocol/fair-dice.md), ``tournament`` (protocol/tournaments.md),
+    ``analysis`` (protocol/analysis-command.md).
     """
 
     kind: str

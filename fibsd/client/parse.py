@@ -405,6 +405,12 @@ TEXT_RULES: tuple[Rule, ...] = (
           r"|  Abandoned matches: [0-9]+ of [0-9]+ .*|  Bot: a program plays this account.*)$",
           ev.Information, kind="whois"),
     _rule(r"^(?P<text>fairdice: .*)$", ev.Information, kind="fairdice"),
+    _rule(r"^(?P<text>tournament: .*)$", ev.Information, kind="tournament"),
+    # fibsd's engine analysis (protocol/analysis-command.md)
+    _rule(r"^(?P<text>Analysis of match #[0-9]+, @ - @, .*:|  @: PR .*|Worst decisions.*"
+          r"|  game [0-9]+, @, (?:checker play|cube action|take or pass): .*"
+          r"|Match #[0-9]+ will be analysed again at [0-9]+-ply; .*"
+          r"|Analysis ready: match #[0-9]+, @ - @\. .*)$", ev.Information, kind="analysis"),
     _rule(r"^(?P<text>n: [0-9]+|Chi-square of the .*)$", ev.Information, kind="dicetest"),
     _rule(rf"^(?P<text>The current settings are:|(?:{_TOGGLES}) +(?:YES|NO))$", ev.Information, kind="toggles"),
     _rule(r"^(?P<text>Settings of variables:|(?:boardstyle|linelength|pagelength|redoubles|sortwho|timezone):"

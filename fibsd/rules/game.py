@@ -61,7 +61,7 @@ from fibsd.rules.events import (
     Rolled,
     WinKind,
 )
-from fibsd.rules.movegen import check_play, legal_plays
+from fibsd.rules.movegen import check_play, search
 from fibsd.rules.play import Play
 from fibsd.rules.position import BAR, CHECKERS, Position
 
@@ -126,6 +126,8 @@ class Game:
         self._turn: int | None = None
         self._dice: Dice | None = None
         self._plays: tuple[Play, ...] = ()
+        # ``search``'s answer for the roll being played: the move is checked against it.
+        self._searched: tuple[tuple[Play, ...], tuple[int, ...]] | None = None
         self._playable = [0, 0]
         self._forced = [0, 0]
         self._cube = 1
@@ -135,7 +137,8 @@ class Game:
         self._resignation: Resignation | None = None
         self._resume = Phase.ROLL
         self._result: GameWon | None = None
-        self._history: list[Event] = []
+        # A tuple, extended once per action, read several times per action (each board).
+        self._history: tuple[Event, ...] = ()
 
     @classmethod
     def at_position(
@@ -261,7 +264,7 @@ class Game:
 
     @property
     def history(self) -> tuple[Event, ...]:
-        return tuple(self._history)
+        return self._history
 
     # -- actions -------------------------------------------------------------------
 
@@ -299,7 +302,7 @@ class Game:
         ``automatic`` marks a play the server made for the player."""
         self._check_to_move(player)
         assert self._dice is not None
-        play = check_play(self.position_for(player), self._dice, tuple(pairs))
+        play = check_play(self.position_for(player), self._dice, tuple(pairs), self._searched)
         return self._emit(self._played(player, play, automatic))
 
     def auto_move(self, player: int, play: Play) -> tuple[Event, ...]:
@@ -440,11 +443,13 @@ class Game:
     # -- transitions -------------------------------------------------------------------
 
     def _emit(self, events: list[Event]) -> tuple[Event, ...]:
-        self._history.extend(events)
-        return tuple(events)
+        emitted = tuple(events)
+        self._history += emitted
+        return emitted
 
     def _dice_rolled(self, player: int, dice: Dice, announce: bool = False) -> list[Event]:
-        plays = legal_plays(self.position_for(player), dice)
+        searched = search(self.position_for(player), dice)
+        plays = searched[0]
         playable = max((len(play.moves) for play in plays), default=0)
         self._playable[player] = playable
         if announce and playable == 1:
@@ -458,6 +463,7 @@ class Game:
         else:
             self._dice = dice
             self._plays = plays
+            self._searched = searched  # the move that follows is checked against it
             self._phase = Phase.MOVE
         return events
 

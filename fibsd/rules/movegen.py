@@ -66,7 +66,7 @@ from fibsd.rules.notation import format_standard
 from fibsd.rules.play import Move, Play
 from fibsd.rules.position import InvalidPositionId, Position
 
-__all__ = ["legal_plays", "dice_playable", "check_play", "main"]
+__all__ = ["legal_plays", "search", "dice_playable", "check_play", "main"]
 
 # Every Move there can be, made once: [src][dst][hit].  Fixed size, never grows.
 _MOVES = tuple(tuple((Move(s, t, False), Move(s, t, True)) for t in range(26)) for s in range(26))
@@ -112,6 +112,13 @@ def legal_plays(position: Position, dice: tuple[int, int]) -> tuple[Play, ...]:
     Move(src=24, dst=18, hit=False)
     """
     return _plays(position, _check_dice(dice))[0]
+
+
+def search(position: Position, dice: tuple[int, int]) -> tuple[tuple[Play, ...], tuple[int, ...]]:
+    """``legal_plays`` and the dice they use, to be handed back to ``check_play`` for the
+    same position and dice: a game searches a roll once, when it is rolled, and checks
+    the move that follows against that search instead of repeating it."""
+    return _plays(position, _check_dice(dice))
 
 
 def _plays(position: Position, dice: tuple[int, int]) -> tuple[tuple[Play, ...], tuple[int, ...]]:
@@ -329,11 +336,13 @@ def _spans(
     return ways, failure
 
 
-def check_play(position: Position, dice: tuple[int, int], pairs: Sequence[tuple[int, int]]) -> Play:
+def check_play(position: Position, dice: tuple[int, int], pairs: Sequence[tuple[int, int]],
+               searched: tuple[tuple[Play, ...], tuple[int, ...]] | None = None) -> Play:
     """The legal play that the typed ``(src, dst)`` pairs make, or the FIBS-ordered error.
 
     Pairs are in the mover's numbering (25 = bar, 0 = off); see the module docstring for
-    pairs spanning several dice.
+    pairs spanning several dice.  ``searched``: ``search(position, dice)``, if the
+    caller kept it.
 
     >>> check_play(Position.initial(), (3, 1), [(8, 5), (6, 5)]).moves
     (Move(src=8, dst=5, hit=False), Move(src=6, dst=5, hit=False))
@@ -342,7 +351,7 @@ def check_play(position: Position, dice: tuple[int, int], pairs: Sequence[tuple[
     for src, dst in pairs:
         if not (1 <= src <= 25 and 0 <= dst <= 24):
             raise ValueError(f"not a pair of points: {(src, dst)!r}")
-    plays, usable = _plays(position, dice)
+    plays, usable = _plays(position, dice) if searched is None else searched
     by_result = {play.result: play for play in plays}
     required = len(usable)
     board = [position.player_off, *position.player]

@@ -93,8 +93,12 @@ class Position:
     # -- derived facts ------------------------------------------------------------
 
     def swap(self) -> Position:
-        """The same board seen by the other player."""
-        return Position(self.opponent, self.player)
+        """The same board seen by the other player (valid since this one is: made
+        without checking again, as a board is swapped for every board line sent)."""
+        swapped = object.__new__(Position)
+        _SET_PLAYER(swapped, self.opponent)
+        _SET_OPPONENT(swapped, self.player)
+        return swapped
 
     @property
     def player_off(self) -> int:
@@ -113,3 +117,7 @@ class Position:
 
     def __repr__(self) -> str:
         return f"Position.from_position_id({self.position_id()!r})"
+
+
+_SET_PLAYER = Position.player.__set__  # type: ignore[attr-defined,misc]
+_SET_OPPONENT = Position.opponent.__set__  # type: ignore[attr-defined,misc]

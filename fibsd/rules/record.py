@@ -145,6 +145,7 @@ class RecordText:
 
     def __init__(self) -> None:
         self._games: list[_GameText] = []
+        self._header: tuple[Header, str] | None = None  # the last header and its text
 
     def text(self, header: Header, games: Sequence[Sequence[Event]]) -> str:
         del self._games[len(games):]
@@ -152,7 +153,9 @@ class RecordText:
             self._games.append(_GameText())
         texts = [self._game_text(cached, history)
                  for cached, history in zip(self._games, games)]
-        return f'{compact(_header_data(header))[:-1]},"games":[{",".join(texts)}]}}'
+        if self._header is None or self._header[0] != header:  # once a game, at most
+            self._header = (header, compact(_header_data(header))[:-1])
+        return f'{self._header[1]},"games":[{",".join(texts)}]}}'
 
     @staticmethod
     def _game_text(cached: _GameText, history: Sequence[Event]) -> str:

@@ -22,7 +22,8 @@ write (``fibsd.server.match``), and a checkpoint on the writing thread, with its
 and syncing, would hold up every write queued behind it.
 
 Group commit: ``save_match`` calls made one after another (no other call between them)
-wait in one batch, written by a single job of the worker; a store with
+wait in one batch, handed to the worker at the end of the reactor turn (or before the
+next other call) and written by a single job; a store with
 ``save_matches`` (``fibsd.store.batch``: SQLite and PostgreSQL) commits them in one
 transaction, any other store gets them one by one.  Under load, every save queued while the previous batch was
 being written goes in the next one: one commit and one hand-off back to the reactor
@@ -206,6 +207,7 @@ class DatabaseThread(Service):
         self._finished = False
         self._waiters: list[Deferred[None]] = []
         self._batch: _SaveBatch | None = None  # the open batch of saves, if any
+        self._unsent: _SaveBatch | None = None  # the open batch, not yet handed over
         self._batch_lock = Lock()
         # Outages (see the module's docstring).
         self._stall = stall_ms / 1000
@@ -259,6 +261,7 @@ class DatabaseThread(Service):
             return fail(DatabaseStopped())
         if self._hung is not None:
             return self._refuse()
+        self._hand_over()  # the saves made before this call go first
         self._batch = None  # a save made after this call must not be written before it
         return self._submit(partial(function, self._store, *args, **kwargs))
 
@@ -423,8 +426,23 @@ class DatabaseThread(Service):
             batch = self._batch = _SaveBatch()
             batch.saves.append(saved)
             batch.waiters.append(waiter)
-            self._submit(partial(self._write_batch, batch)).addBoth(batch.answer)
+            # Handed to the worker at the end of this reactor turn, with every save the
+            # turn's other commands make: one hand-off (and one wake-up of the worker,
+            # which contends with the reactor for the interpreter) for them all.
+            self._unsent = batch
+            self._reactor.callLater(0, self._hand_over)  # type: ignore[attr-defined]
         return waiter
+
+    def _hand_over(self) -> None:
+        """Queue the batch of saves not yet handed to the worker, if any."""
+        batch, self._unsent = self._unsent, None
+        if batch is None:
+            return
+        if self._hung is not None:  # made before the database hung: refused like a call
+            self._failed_while_down += 1
+            batch.answer(Failure(DatabaseDown("the database does not answer")))
+            return
+        self._submit(partial(self._write_batch, batch)).addBoth(batch.answer)
 
     def _write_batch(self, batch: _SaveBatch) -> list[BaseException | None]:
         """On the worker: close ``batch`` to further saves and write it."""
@@ -460,6 +478,7 @@ class DatabaseThread(Service):
         waiter: Deferred[None] = Deferred()
         self._waiters.append(waiter)
         if not self._stopping:
+            self._hand_over()  # the saves of this reactor turn are written before closing
             self._stopping = True  # the watchdog goes on: a hung call must not hang the stop
             if self._probe_call is not None and self._probe_call.active():
                 self._probe_call.cancel()

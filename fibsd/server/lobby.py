@@ -72,6 +72,9 @@ class Lobby:
         self.invitations: dict[str, Any] = {}
         # Dropped players' held matches by name (fibsd.server.grace.Hold).
         self.graces: dict[str, Any] = {}
+        # Told each finished match (a ``FinishedMatch``) once its result is stored or
+        # refused: the tournament director (fibsd.tournament) feeds its next round.
+        self.result_hooks: list[Callable[[Any], None]] = []
         # Watched player's name -> the users whose ``watching`` names him (insertion
         # ordered); kept by ``OnlineUser.watching``'s setter, pruned at logout.
         self._watchers: dict[str, dict[OnlineUser, None]] = {}

@@ -224,6 +224,12 @@ class LiveMatch:
         self._waiting: deque[Deferred[None]] = deque()  # see ``when_saved``
         self._writes: deque[_Write] = deque()  # not yet stored; the first is under way
         self.paused = False  # a write failed for want of the database: see the docstring
+        # (tournament id, round) when the match is played for a tournament (fibsd.tournament):
+        # kept in the record, written with the result, told to ``lobby.result_hooks``
+        self.tournament: tuple[int, int] | None = None
+        self._head: str | None = None  # the record's unchanging start (``to_record``)
+        self._boards: dict[tuple[Any, ...], Any] = {}  # see ``_standing``
+        self._boards_state: tuple[int, int, bool] | None = None
 
     # -- creating and saving ---------------------------------------------------------
 
@@ -250,18 +256,21 @@ class LiveMatch:
         """The saved match: players, colours and the rules' full record, as JSON text.
         Written at every action, so the rules' record comes as text encoded only as far
         as the last call (``Match.record_text``) and is set into the rest."""
-        head = {
-            "format": RECORD_FORMAT,
-            "players": list(self.names),
-            "o_first": self.o_first,
-            "length": self.rules.length,
-        }
+        if self._head is None:  # the same for the whole match
+            self._head = compact({
+                "format": RECORD_FORMAT,
+                "players": list(self.names),
+                "o_first": self.o_first,
+                "length": self.rules.length,
+            })[:-1]
         tail: dict[str, Any] = {}
         if self.fair is not None:
             tail["dice"] = self.fair.to_record()
         if self.own_turn_drops is not None:
             tail["own_turn_drops"] = list(self.own_turn_drops)
-        text = f'{compact(head)[:-1]},"match":{self.rules.record_text()}'
+        if self.tournament is not None:
+            tail["tournament"] = list(self.tournament)
+        text = f'{self._head},"match":{self.rules.record_text()}'
         return f"{text},{compact(tail)[1:]}" if tail else f"{text}}}"
 
     @classmethod
@@ -280,10 +289,13 @@ class LiveMatch:
             drops = data.get("own_turn_drops")
             own_turn_drops = None if drops is None else (int(drops[0]), int(drops[1]),
                                                          int(drops[2]))
+            tag = data.get("tournament")
+            tournament = None if tag is None else (int(tag[0]), int(tag[1]))
         except (AttributeError, KeyError, IndexError, TypeError) as error:
             raise ValueError(f"bad saved match: {error!r}") from error
         match = cls(lobby, names, rules, o_first=o_first, dice=dice)
         match.own_turn_drops = own_turn_drops
+        match.tournament = tournament
         return match
 
     @staticmethod
@@ -358,6 +370,16 @@ class LiveMatch:
                    rolled: tuple[int, tuple[int, int]] | None = None) -> BoardView:
         """``player``'s view; ``rolled`` shows a roll the engine already passed on
         (a roll that could not be played)."""
+        seats, table = self._table(rolled)
+        return board_view(self.rules.position_for(player), seats[player], seats[1 - player],
+                          table, recipient_plays=plays)
+
+    def _table(self, rolled: tuple[int, tuple[int, int]] | None) -> tuple[list[Seat], Table]:
+        """Both seats and the table of the boards, the same for every point of view:
+        made once while the match stands still (``_standing``)."""
+        cached = self._standing().get(("table", rolled))
+        if cached is not None:
+            return cached  # type: ignore[return-value]
         rules = self.rules
         game = rules.game
         score = self.score_before_game() if self._ending_game else rules.score
@@ -389,8 +411,8 @@ class LiveMatch:
                          else rules.redouble_limit)
         table = Table(rules.length or UNLIMITED, rules.cube, turn, doubled,
                       rules.did_crawford, redoubles)
-        return board_view(rules.position_for(player), seats[player], seats[1 - player], table,
-                          recipient_plays=plays)
+        self._boards[("table", rolled)] = (seats, table)
+        return seats, table
 
     def _opening_dice(self) -> bool:
         game = self.rules.game
@@ -407,16 +429,39 @@ class LiveMatch:
                        else user.watching or self.names[0])
         plays = seen_as == user.name
         player = self.names.index(seen_as)
-        view = self.board_view(player, plays=plays, rolled=rolled)
         style = user.variables.get("boardstyle", "3")
         if style not in ("1", "2"):
-            return [format_board(view)]
+            return [self._board_line(player, plays, rolled)]
+        view = self.board_view(player, plays=plays, rolled=rolled)
         status = None
         if self.rules.pending_double is not None:
             status = f"{self.names[self.rules.pending_double.player]} doubled."
         elif self.rules.pending_resignation is not None:
             status = f"{self.names[self.rules.pending_resignation.player]} wants to resign."
         return render_board(view, int(style), own_name=user.name, status=status)
+
+    def _board_line(self, player: int, plays: bool,
+                    rolled: tuple[int, tuple[int, int]] | None) -> str:
+        """The ``board:`` line of one point of view, made once while the match stands
+        still and shared by everyone who sees it so (every watcher of a player).  The
+        match stands still while its game has the same events (doubles, answers and
+        resignations are events too) and the same game is played."""
+        key = (player, plays, rolled)
+        line = self._standing().get(key)
+        if line is None:
+            line = format_board(self.board_view(player, plays=plays, rolled=rolled))
+            self._boards[key] = line
+        return line
+
+    def _standing(self) -> dict[tuple[Any, ...], Any]:
+        """What the boards of the match as it stands share (``_board_line``,
+        ``_table``), emptied once it moves on."""
+        game = self.rules.game
+        state = (self.rules.number, 0 if game is None else len(game.history),
+                 self._ending_game)
+        if state != self._boards_state:
+            self._boards_state, self._boards = state, {}
+        return self._boards
 
     def pips(self, player: int) -> tuple[int, int]:
         """(``player``'s pips, the opponent's)."""
@@ -1150,6 +1195,8 @@ class LiveMatch:
             loser_points=final[1], finished=int(self.lobby.now()), record=self.to_record(),
             winner_rating_change=change.winner_change if change else 0.0,
             loser_rating_change=change.loser_change if change else 0.0,
+            tournament=self.tournament[0] if self.tournament else None,
+            tournament_round=self.tournament[1] if self.tournament else None,
         )
         new_ratings = None
         if change is not None:
@@ -1163,6 +1210,8 @@ class LiveMatch:
             for user in (winner, loser):
                 if user is not None:
                     self.lobby.broadcast_who(user)
+            for hook in self.lobby.result_hooks:
+                hook(finished)
 
         self._after.append(announce)
 

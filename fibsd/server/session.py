@@ -23,7 +23,6 @@ from __future__ import annotations
 import copy
 import enum
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
@@ -196,6 +195,11 @@ class Services:
     command_observers: list[Callable[[str, float], None]] = field(default_factory=list)
     # A cluster of nodes (fibsd.cluster.node, wired by fibsd.app); None: a single node.
     cluster: ClusterRouter | None = None
+    # Whether finished matches are analysed (fibsd.analysis.supervisor.analysis_state:
+    # off with [analysis] matches = "none", or without gnubg for the server's workers).
+    analysis_on: bool = True
+    # The tournament director (fibsd.tournament.director, wired by fibsd.app).
+    tournaments: Any = None
 
 
 class ClusterRouter(Protocol):
@@ -219,6 +223,18 @@ class ClusterRouter(Protocol):
         """Whether this node does the site-wide chores (the abandoned-match check), which
         one node of the cluster does."""
         ...
+
+
+# The method that reads a line in each phase: shared by every session, not one dict of
+# bound methods each.
+_HANDLERS: dict[Phase, str] = {
+    Phase.LOGIN: "_line_login",
+    Phase.PASSWORD: "_line_password",
+    Phase.GUEST: "_line_guest",
+    Phase.NEW_PASSWORD: "_line_new_password",
+    Phase.CONFIRM_PASSWORD: "_line_confirm_password",
+    Phase.READY: "_line_ready",
+}
 
 
 class SharedParts:
@@ -271,7 +287,7 @@ class Session(SharedParts):
         self.is_clip = False
         self._busy = False
         self._draining = False
-        self._queue: deque[str | TooLong] = deque()
+        self._queue: list[str | TooLong] = []  # not a deque: see FibsProtocol._pending
         self._failures = 0
         self._new_name = ""
         self._new_password = ""
@@ -282,14 +298,6 @@ class Session(SharedParts):
         self._command = ""  # the command word being handled (for the error log)
         self._timer: IDelayedCall | None = None
         self._attempt: Attempt | None = None  # the login attempt waiting or being checked
-        self._handlers: dict[Phase, Callable[[str], Phase | Deferred[Phase]]] = {
-            Phase.LOGIN: self._line_login,
-            Phase.PASSWORD: self._line_password,
-            Phase.GUEST: self._line_guest,
-            Phase.NEW_PASSWORD: self._line_new_password,
-            Phase.CONFIRM_PASSWORD: self._line_confirm_password,
-            Phase.READY: self._line_ready,
-        }
 
     # --- what commands use (and SharedParts) ------------------------------------------
 
@@ -429,7 +437,7 @@ class Session(SharedParts):
             if isinstance(line, TooLong):
                 result: Phase | Deferred[Phase] = self._overlong(line.limit)
             else:
-                result = self._handlers[self.phase](line)
+                result = getattr(self, _HANDLERS[self.phase])(line)
         except Exception:
             result = self._recover(Failure())
         if isinstance(result, Deferred):
@@ -450,7 +458,7 @@ class Session(SharedParts):
         self._draining = True
         try:
             while self._queue and not self._busy and self.phase is not Phase.CLOSED:
-                self._handle(self._queue.popleft())
+                self._handle(self._queue.pop(0))
         finally:
             self._draining = False
         if len(self._queue) < MAX_QUEUED_LINES:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from fibsd.server.session import Session
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True, weakref_slot=True)  # slots: thousands are online
 class OnlineUser:
     name: str
     record: UserRecord

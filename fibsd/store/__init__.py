@@ -27,9 +27,13 @@ Invariants every implementation keeps (``tests/store/test_contract.py`` checks t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from fibsd.analysis.model import AnalysisJob, MatchAnalysis, PlayerSummary
+    from fibsd.store.tournaments import PairingRecord, TournamentRecord
 
 
 class NameTaken(Exception):
@@ -108,6 +112,10 @@ class FinishedMatch:
     # the archive's number for the match, set by the store when it reads one back
     # (None before it is stored); not part of a result's equality
     id: int | None = field(default=None, compare=False)
+    # the tournament (its id) and round (1-based) the match was played for, if any:
+    # storing the result also records it in that round's pairing (fibsd.store.tournaments)
+    tournament: int | None = None
+    tournament_round: int | None = None
 
 
 @dataclass(frozen=True)
@@ -339,6 +347,64 @@ class Store(Protocol):
         """(matches abandoned, of those adjudicated, matches finished) for ``name``."""
         ...
 
+    # engine analysis (protocol/analysis.md; fibsd.store.analysis_sql)
+    def queue_analyses(self, which: str, plies: int) -> None:
+        """From now on ``record_finished_match`` (and an adjudication) queues the
+        match's analysis at ``plies`` in its own transaction: ``all`` matches, the
+        ``rated`` ones (that changed ratings) or ``none`` (the default)."""
+        ...
+
+    def analysis(self, match_id: int) -> MatchAnalysis | None:
+        """The match's analysis job and result; None if it was never queued."""
+        ...
+
+    def analyses_of(self, name: str, limit: int) -> list[tuple[int, float, PlayerSummary]]:
+        """(match id, finished, ``name``'s summary) of his analysed matches, newest first."""
+        ...
+
+    def pr_ladder(self, min_matches: int, limit: int) -> list[tuple[str, float, int]]:
+        """(name, average PR, analysed matches) for players with ``min_matches`` or
+        more, lowest PR first."""
+        ...
+
+    def request_analysis(self, match_id: int, plies: int, requested_by: str,
+                         now: float | None = None) -> str:
+        """Queue the match again deeper: ``queued``, ``pending``, ``deep`` or ``unknown``."""
+        ...
+
+    def analysis_requests(self, name: str, since: float) -> int:
+        """How many analyses ``name`` requested after ``since``."""
+        ...
+
+    def save_analysis(self, result: MatchAnalysis) -> None:
+        """Keep ``result`` as the match's analysis, whatever its job's state."""
+        ...
+
+    def claim_analysis(self, now: float, lease: float, attempts: int) -> AnalysisJob | None:
+        """A worker takes the oldest job due under a lease (see analysis_sql)."""
+        ...
+
+    def complete_analysis(self, result: MatchAnalysis, token: str) -> bool:
+        """Keep a worker's result if its claim still holds the job."""
+        ...
+
+    def fail_analysis(self, match_id: int, token: str, reason: str, attempts: int,
+                      final: bool = False) -> str | None:
+        """A worker's try failed: ``failed`` after ``attempts`` (or if ``final``), else
+        ``queued``; None if its claim no longer holds."""
+        ...
+
+    def release_analysis(self, match_id: int, token: str) -> None:
+        """Give a job back untried."""
+        ...
+
+    def analysis_done_mark(self) -> int: ...
+
+    def analyses_done_after(self, seen: int, limit: int = 1000) -> list[tuple[int, int]]:
+        """(sequence, match id) of results kept after ``seen``, in order."""
+        ...
+
+    def analysis_counts(self) -> dict[str, int]: ...
     # web session tokens (fibsd.store.tokens), by their hash
     def add_token(self, name: str, token_hash: str, now: int, expires: int,
                   keep: int, guard: str) -> bool: ...
@@ -346,5 +412,30 @@ class Store(Protocol):
     def revoke_token(self, token_hash: str) -> None: ...
     def revoke_tokens(self, name: str) -> None: ...
     def count_tokens(self) -> int: ...
+    # tournaments (fibsd.store.tournaments has the records and says what each keeps)
+    def create_tournament(self, *, name: str, fmt: str, lengths: Sequence[int],
+                          rounds: int | None, max_players: int, start_at: int | None,
+                          bots: bool, clock: str, created: int,
+                          limit: int | None = None) -> int | None: ...
+    def tournament(self, tournament_id: int) -> TournamentRecord | None: ...
+    def tournaments(self, states: Sequence[str] = ("open", "running", "finished"),
+                    limit: int = 100) -> list[TournamentRecord]: ...
+    def tournament_entries(self, tournament_id: int) -> list[tuple[str, float]]: ...
+    def tournament_pairings(self, tournament_id: int) -> list[PairingRecord]: ...
+    def entered_tournament(self, name: str) -> int | None: ...
+    def join_tournament(self, tournament_id: int, name: str, rating: float, now: int) -> str: ...
+    def leave_tournament(self, tournament_id: int, name: str) -> str: ...
+    def start_tournament(self, tournament_id: int, seeds: Sequence[tuple[str, float]],
+                         first_round: Sequence[tuple[str, str | None, str | None]],
+                         now: int, deadline: int) -> bool: ...
+    def add_round(self, tournament_id: int, number: int,
+                  pairs: Sequence[tuple[str, str | None, str | None]], now: int,
+                  deadline: int) -> bool: ...
+    def record_forfeit(self, tournament_id: int, number: int, slot: int,
+                       winner: str) -> bool: ...
+    def finish_tournament(self, tournament_id: int, winner: str | None, now: int) -> bool: ...
+    def take_lease(self, tournament_id: int, node: str, now: float, until: float) -> bool: ...
+    def tournament_of_match(self, match_id: int) -> tuple[int, int] | None: ...
+    def names_with_setting(self, key: str, value: str) -> list[str]: ...
 
     def close(self) -> None: ...

@@ -179,15 +179,119 @@ def migrate_8(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def migrate_6(conn: sqlite3.Connection) -> None:
+    """Engine analysis of finished matches (protocol/analysis.md): the durable job
+    queue and its results in ``analyses`` (one row per match: state, lease, the marks
+    as JSON), each player's summary in ``analysis_players`` (the profile and the PR
+    ladder read it by name), and ``analysis_done``, the order results were kept in (the
+    server's poll for the ready notices).  Issue 22's number 6, whatever its place in
+    this tuple once the migrations of the same session are merged."""
+    for statement in (
+        """CREATE TABLE analyses (
+            match_id INTEGER PRIMARY KEY REFERENCES finished_matches (id) ON DELETE CASCADE,
+            state TEXT NOT NULL,
+            plies INTEGER NOT NULL,
+            queued REAL NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            lease_until REAL,
+            token TEXT,
+            error TEXT,
+            requested_by TEXT,
+            requested_at REAL,
+            analysed_at REAL,
+            marks TEXT
+        )""",
+        "CREATE INDEX analyses_state ON analyses (state, queued)",
+        "CREATE INDEX analyses_requested ON analyses (requested_by, requested_at)",
+        """CREATE TABLE analysis_players (
+            match_id INTEGER NOT NULL REFERENCES analyses (match_id) ON DELETE CASCADE,
+            seat INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            pr REAL,
+            checker_error_rate REAL,
+            cube_error_rate REAL,
+            luck_rate REAL,
+            luck_adjusted_result REAL,
+            decisions INTEGER NOT NULL,
+            checker_decisions INTEGER NOT NULL,
+            cube_decisions INTEGER NOT NULL,
+            doubtful INTEGER NOT NULL,
+            bad INTEGER NOT NULL,
+            very_bad INTEGER NOT NULL,
+            PRIMARY KEY (match_id, seat)
+        )""",
+        "CREATE INDEX analysis_players_name ON analysis_players (name, match_id)",
+        """CREATE TABLE analysis_done (
+            id INTEGER PRIMARY KEY,
+            match_id INTEGER NOT NULL,
+            at REAL NOT NULL
+        )""",
+    ):
+        conn.execute(statement)
+
+
+def migrate_9(conn: sqlite3.Connection) -> None:
+    """Tournaments (issue 25): each with its entries and its rounds' pairings, and the
+    tournament and round a finished match was played for.  A tournament's state moves
+    in the transaction that stores the result moving it (``fibsd.store.tournaments``);
+    ``driver``/``lease_until`` say which node drives it (a lease, for a cluster)."""
+    for statement in (
+        """CREATE TABLE tournaments (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            format TEXT NOT NULL,
+            lengths TEXT NOT NULL,
+            rounds INTEGER,
+            max_players INTEGER NOT NULL,
+            start_at INTEGER,
+            bots INTEGER NOT NULL DEFAULT 0,
+            clock TEXT NOT NULL DEFAULT '',
+            state TEXT NOT NULL DEFAULT 'open',
+            created INTEGER NOT NULL,
+            started INTEGER,
+            finished INTEGER,
+            winner TEXT,
+            driver TEXT,
+            lease_until REAL
+        )""",
+        "CREATE INDEX tournaments_state ON tournaments (state, id)",
+        """CREATE TABLE tournament_entries (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+            name TEXT NOT NULL,
+            joined INTEGER NOT NULL,
+            rating REAL NOT NULL,
+            seed INTEGER,
+            PRIMARY KEY (tournament_id, name)
+        )""",
+        "CREATE INDEX tournament_entries_name ON tournament_entries (name)",
+        """CREATE TABLE tournament_pairings (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
+            round INTEGER NOT NULL,
+            slot INTEGER NOT NULL,
+            first TEXT NOT NULL,
+            second TEXT,
+            winner TEXT,
+            forfeit INTEGER NOT NULL DEFAULT 0,
+            match_id INTEGER,
+            paired INTEGER NOT NULL,
+            deadline INTEGER NOT NULL,
+            PRIMARY KEY (tournament_id, round, slot)
+        )""",
+        "ALTER TABLE finished_matches ADD COLUMN tournament_id INTEGER",
+        "ALTER TABLE finished_matches ADD COLUMN tournament_round INTEGER",
+    ):
+        conn.execute(statement)
+
+
 def migrate_7(conn: sqlite3.Connection) -> None:
     """Accounts played by a program are marked (``bot``: 1), so that whois, the web
     face, the ladder and tournaments can tell them from people (issue 24's number 7,
-    after 8 here because 8 was merged first)."""
+    whatever its place in this tuple once the migrations of the same session are merged)."""
     conn.execute("ALTER TABLE users ADD COLUMN bot INTEGER NOT NULL DEFAULT 0")
 
 
 MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4, migrate_5,
-                                     migrate_8, migrate_7)
+                                     migrate_8, migrate_6, migrate_9, migrate_7)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

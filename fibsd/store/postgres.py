@@ -147,6 +147,9 @@ class PostgresStore(SQLStore):
 
     _NAME_CLASH = errors.UniqueViolation
     _LOCK_ROW = " FOR UPDATE"  # writers run side by side: lock what a write depends on
+    # workers on any machines: each takes a job no other holds, none waits for another
+    _SKIP_LOCKED = " FOR UPDATE SKIP LOCKED"
+    _LAST_MATCH_ID = "currval(pg_get_serial_sequence('finished_matches', 'id'))"
     _DEFER_FOREIGN_KEYS = "SET CONSTRAINTS ALL DEFERRED"
     # Two servers counting one network's registrations at once: one waits for the other.
     _SERIALISE_REGISTRATIONS = "LOCK TABLE registrations IN SHARE ROW EXCLUSIVE MODE"

@@ -51,8 +51,14 @@ from fibsd.store import (
     UnknownUser,
     UserRecord,
 )
+from fibsd.store.analysis_sql import AnalysisQueries
 from fibsd.store.batch import GroupCommit
 from fibsd.store.tokens import TokenQueries
+from fibsd.store.tournaments import (
+    TournamentQueries,
+    record_tournament_result,
+    rename_in_tournaments,
+)
 
 Cursor = Any  # a sqlite3 or psycopg cursor: ``execute`` returns one to fetch from
 
@@ -64,6 +70,8 @@ _MATCH_COLUMNS = (
     "winner, loser, length, winner_points, loser_points, finished, record,"
     " winner_rating_change, loser_rating_change"
 )
+# read back: the columns above, then the tournament and round a match was played for
+_MATCH_READ = f"{_MATCH_COLUMNS}, tournament_id, tournament_round"
 _SAVED_COLUMNS = "player_a, player_b, saved, record"
 _BAN_COLUMNS = "kind, value, created, until, admin, reason"
 _DEPARTURE_COLUMNS = "player_a, player_b, dropper, left_at, offered, counts_now"
@@ -99,11 +107,11 @@ def _renamed_pair(pair: tuple[str, str], name: str, new_name: str) -> tuple[str,
 
 
 def _finished(row: tuple[Any, ...]) -> FinishedMatch:
-    """A ``finished_matches`` row read as ``id, <_MATCH_COLUMNS>``."""
-    return FinishedMatch(*row[1:], id=row[0])
+    """A ``finished_matches`` row read as ``id, <_MATCH_READ>``."""
+    return FinishedMatch(*row[1:10], id=row[0], tournament=row[10], tournament_round=row[11])
 
 
-class SQLStore(TokenQueries, GroupCommit, ABC):
+class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, TournamentQueries, ABC):
     """The ``Store`` methods over a SQL database; a subclass brings the connection."""
 
     # what the unique index on names raises when an account of the name exists
@@ -342,15 +350,18 @@ class SQLStore(TokenQueries, GroupCommit, ABC):
     ) -> None:
         with self._transaction() as cursor:
             self._finish(cursor, match, new_ratings)
+            self._queue_finished(cursor, match, new_ratings)
 
     @staticmethod
     def _finish(cursor: Cursor, match: FinishedMatch,
                 new_ratings: Mapping[str, tuple[float, int]] | None) -> None:
         """``record_finished_match``'s writes, inside the caller's transaction."""
         cursor.execute(
-            f"INSERT INTO finished_matches ({_MATCH_COLUMNS}, winner_id, loser_id)"
+            f"INSERT INTO finished_matches ({_MATCH_COLUMNS}, winner_id, loser_id,"
+            " tournament_id, tournament_round)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            " (SELECT id FROM users WHERE name = ?), (SELECT id FROM users WHERE name = ?))",
+            " (SELECT id FROM users WHERE name = ?), (SELECT id FROM users WHERE name = ?),"
+            " ?, ?) RETURNING id",
             (
                 match.winner,
                 match.loser,
@@ -363,8 +374,13 @@ class SQLStore(TokenQueries, GroupCommit, ABC):
                 match.loser_rating_change,
                 match.winner,
                 match.loser,
+                match.tournament,
+                match.tournament_round,
             ),
         )
+        (match_id,) = cursor.fetchone()
+        if match.tournament is not None:
+            record_tournament_result(cursor, match, int(match_id))
         cursor.execute(
             "DELETE FROM saved_matches WHERE player_a = ? AND player_b = ?",
             _pair(match.winner, match.loser),
@@ -379,7 +395,7 @@ class SQLStore(TokenQueries, GroupCommit, ABC):
 
     def finished_matches(self, name: str) -> list[FinishedMatch]:
         rows = self._all(
-            f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches"
+            f"SELECT id, {_MATCH_READ} FROM finished_matches"
             f" WHERE {_PLAYED} ORDER BY finished, id",
             (name,) * 4,
         )
@@ -390,7 +406,7 @@ class SQLStore(TokenQueries, GroupCommit, ABC):
     ) -> list[FinishedMatch]:
         # each half walks its own (player, finished) index backwards
         rows = self._all(
-            f"SELECT id, {_MATCH_COLUMNS} FROM ("
+            f"SELECT id, {_MATCH_READ} FROM ("
             f" SELECT * FROM (SELECT * FROM finished_matches WHERE {_played('winner')}"
             "  ORDER BY finished DESC, id DESC LIMIT ?) AS won"
             " UNION ALL"
@@ -404,7 +420,7 @@ class SQLStore(TokenQueries, GroupCommit, ABC):
 
     def finished_match(self, match_id: int) -> FinishedMatch | None:
         row = self._one(
-            f"SELECT id, {_MATCH_COLUMNS} FROM finished_matches WHERE id = ?", (match_id,)
+            f"SELECT id, {_MATCH_READ} FROM finished_matches WHERE id = ?", (match_id,)
         )
         return None if row is None else _finished(row)
 
@@ -448,8 +464,10 @@ class SQLStore(TokenQueries, GroupCommit, ABC):
                     cursor.execute(
                         f"UPDATE finished_matches SET {side} = ?"
                         f" WHERE {side} = ? AND {side}_id = ?", (new_name, name, user_id))
+                self._rename_analyses(cursor, name, new_name, user_id)
                 cursor.execute(
                     "UPDATE messages SET sender = ? WHERE sender = ?", (new_name, name))
+                rename_in_tournaments(cursor, name, new_name)
         except self._NAME_CLASH as error:  # made meanwhile (PostgreSQL's writers run at once)
             raise NameTaken(new_name) from error
 
@@ -582,6 +600,7 @@ class SQLStore(TokenQueries, GroupCommit, ABC):
                            (departure.dropper,))
             if adjudicated is not None:
                 self._finish(cursor, adjudicated, new_ratings)
+                self._queue_finished(cursor, adjudicated, new_ratings)
             for name, text in (notices or {}).items():
                 cursor.execute("INSERT INTO notices (recipient_id, text) VALUES (?, ?)",
                                (self._user_id(cursor, name), text))

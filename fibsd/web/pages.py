@@ -34,7 +34,10 @@ from twisted.web.server import NOT_DONE_YET, Request, Site
 from fibsd.config import Settings
 from fibsd.residents.levels import describe, resident
 from fibsd.store import FinishedMatch, Unavailable
-from fibsd.web import favicon, i18n
+from fibsd.tournament import pairing as formats
+from fibsd.tournament.director import rounds_of
+from fibsd.web import analysis_view as views
+from fibsd.web import favicon, i18n, tournament_view
 from fibsd.web import metrics as metrics_module
 from fibsd.web.board_svg import draw_board, from_board_view, names_line
 from fibsd.web.chart_svg import draw_chart, rating_path
@@ -42,6 +45,7 @@ from fibsd.web.gate import address_key, log_refused
 from fibsd.web.health import Health
 from fibsd.web.live import LiveBoards
 from fibsd.web.replay import Replay, UnreadableRecord, replay
+from fibsd.web.sgf import sgf_text
 from fibsd.web.sources import Archive, LobbySource
 from fibsd.wire.board import InvalidBoardLine, parse_board
 from fibsd.wire.listings_text import rank_players
@@ -60,13 +64,18 @@ ICON = favicon.ico()  # a few hundred bytes, drawn once
 MAX_PAGE = 1_000_000
 REPLAY_CACHE = 32  # replays kept (a record never changes once finished)
 RATING_HISTORY = 200  # matches shown in a profile's chart
+PR_HISTORY = 50  # analysed matches a profile reads: its averages (10, 50) and PR chart
+PR_LADDER_ROWS = 200  # players the PR ladder shows
+SKILL_KEYS = {"doubtful": "page.skill_doubtful", "bad": "page.skill_bad",
+              "very bad": "page.skill_very_bad"}  # a decision's class, in the catalogs
 Handler = Callable[..., Awaitable[None]]
 # The catalog keys of the 404 messages (fibsd.web.i18n); others are shown as they are.
 ERRORS = {"No such page.": "error.no_page", "No such player.": "error.no_player",
           "No such file.": "error.no_file", "This match cannot be replayed.": "error.no_replay",
           "Bad page.": "error.bad_page", "Bad step.": "error.bad_step",
           "No such page of the ladder.": "error.no_ladder_page", "No such match.": "error.no_match",
-          "No such step.": "error.no_step", "This match cannot be exported.": "error.no_export"}
+          "No such step.": "error.no_step", "This match cannot be exported.": "error.no_export",
+          "No such tournament.": "error.no_tournament"}
 
 
 class NotFound(Exception):
@@ -135,6 +144,7 @@ class WebFace(Resource):
                              for allowed in settings.web.metrics_from]
         self.site = settings.archive.site
         self.bots = settings.bots  # resident bots: /api/bots, profiles, the ladder
+        self.pr_min_matches = settings.analysis.ladder_min_matches
         self._unavailable_logged = float("-inf")  # a lost database: one line a minute
         # Replays and .mat texts cost ~10 ms of CPU a game: made in a thread, kept.
         self._replays = Recent(REPLAY_CACHE)
@@ -146,6 +156,11 @@ class WebFace(Resource):
             (re.compile(r"/matches/(\d{1,%d})" % MAX_ID_DIGITS), self.match_page),
             (re.compile(r"/matches/(\d{1,%d})\.json" % MAX_ID_DIGITS), self.match_json),
             (re.compile(r"/matches/(\d{1,%d})\.mat" % MAX_ID_DIGITS), self.match_mat),
+            (re.compile(r"/matches/(\d{1,%d})\.sgf" % MAX_ID_DIGITS), self.match_sgf),
+            (re.compile(r"/ratings/pr"), self.pr_ladder),
+            (re.compile(r"/tournaments"), self.tournaments),
+            (re.compile(r"/tournaments/(\d{1,%d})" % MAX_ID_DIGITS), self.tournament_page),
+            (re.compile(r"/tournaments/(\d{1,%d})\.json" % MAX_ID_DIGITS), self.tournament_json),
             (re.compile(r"/live/([^/]+)"), self.live_page),
             (re.compile(r"/live/([^/]+)/events"), self.live_events),
             (re.compile(r"/api/matches"), self.api_matches),
@@ -332,10 +347,12 @@ class WebFace(Resource):
         playing = online and self.lobby.board_line(name) is not None
         bot = user is not None and user.bot
         resident_bot = resident(self.bots.resident, name) if bot and self.bots.enabled else None
+        analysed = await self.archive.analyses_of(name, PR_HISTORY)
         self._send(request, self._page(
             "profile.html", request, title=name, name=name, rating=rating, bot=bot,
             level=describe(resident_bot) if resident_bot is not None else None,
             experience=user.experience if user is not None else None, chart=chart,
+            pr=views.pr_profile(analysed),
             matches=[self._row(m, name) for m in matches[: self.page_size]], page=page,
             older=len(matches) > self.page_size,
             online=online, playing=playing))
@@ -374,14 +391,23 @@ class WebFace(Resource):
         if step > last:
             raise NotFound("No such step.")
         shown = played.steps[step]
+        found = await self.archive.analysis(int(raw_id))
+        marks = found.marks if found is not None and found.state == "done" else ()
+        by_step = views.marks_by_step(played, marks)
         self._send(request, self._page(
             "match.html", request, title=f"{m.winner} - {m.loser}", id=m.id, match=m,
             replay=played, step=step, last=last, shown=shown,
             board=Markup(draw_board(shown.picture, names_line(shown.picture))),
-            names=names_line(shown.picture), starts=played.game_starts()))
+            names=names_line(shown.picture), starts=played.game_starts(),
+            analysis=views.analysis_object(found), step_marks=by_step.get(step, []),
+            marked=views.marked_steps(by_step), skill_class=views.SKILL_CLASS,
+            skill_key=SKILL_KEYS,
+            error_chart=Markup(views.error_chart(played, by_step, step)) if marks else None))
 
     async def match_json(self, request: Request, raw_id: str) -> None:
         m, played = await self._replay(int(raw_id))
+        found = await self.archive.analysis(int(raw_id))
+        marks = found.marks if found is not None and found.state == "done" else ()
         data = {
             "id": m.id,
             "players": list(played.players),
@@ -392,8 +418,56 @@ class WebFace(Resource):
             "rating_changes": {m.winner: m.winner_rating_change,
                                m.loser: m.loser_rating_change},
             "crawford_game": played.crawford_game,
-            "games": played.games,
+            "games": views.annotated_games(played.games, marks),
+            "analysis": views.analysis_object(found),
+            "tournament": (None if m.tournament is None
+                           else {"id": m.tournament, "round": m.tournament_round}),
         }
+        self._send(request, json.dumps(data, indent=1).encode("utf-8"),
+                   b"application/json; charset=utf-8")
+
+    # -- tournaments (fibsd/web/tournament_view.py) -------------------------------------
+
+    async def tournaments(self, request: Request) -> None:
+        rows = []
+        for states, limit in ((("open",), 1000), (("running",), 1000),
+                              (("finished",), self.page_size)):
+            rows += list(reversed(await self.archive.tournaments(states, limit)))
+        self._send(request, self._page("tournaments.html", request,
+                                       title="page.tournaments_title", rows=rows))
+
+    async def _tournament(self, raw_id: str) -> tuple[Any, list[Any], list[Any], Any]:
+        number = int(raw_id)
+        record = await self.archive.tournament(number)
+        if record is None:
+            raise NotFound("No such tournament.")
+        entries = await self.archive.tournament_entries(number)
+        pairings = await self.archive.tournament_pairings(number)
+        standings = None
+        if record.format != "knockout":
+            standings = formats.standings([n for n, _ in entries], rounds_of(pairings))
+        return record, entries, pairings, standings
+
+    def _is_live(self, pairing: Any) -> bool:
+        return any(set(m.players) == {pairing.first, pairing.second}
+                   for m in self.lobby.running())
+
+    async def tournament_page(self, request: Request, raw_id: str) -> None:
+        record, entries, pairings, standings = await self._tournament(raw_id)
+        bracket = None
+        if record.format == "knockout" and entries:
+            total = formats.round_count("knockout", len(entries))
+            bracket = Markup(tournament_view.bracket_svg(pairings, total, self._is_live,
+                                                         record.name))
+        rounds = [[(p, tournament_view.match_link(p, self._is_live)) for p in pairings
+                   if p.round == number] for number in sorted({p.round for p in pairings})]
+        self._send(request, self._page(
+            "tournament.html", request, title=record.name, t_record=record,
+            entries=entries, rounds=rounds, standings=standings, bracket=bracket))
+
+    async def tournament_json(self, request: Request, raw_id: str) -> None:
+        record, entries, pairings, standings = await self._tournament(raw_id)
+        data = tournament_view.tournament_data(record, entries, pairings, standings)
         self._send(request, json.dumps(data, indent=1).encode("utf-8"),
                    b"application/json; charset=utf-8")
 
@@ -413,6 +487,26 @@ class WebFace(Resource):
         request.setHeader(b"content-disposition",
                           f'attachment; filename="fibsd-{match_id}.mat"'.encode())
         self._send(request, text.encode("utf-8"), b"text/plain; charset=utf-8")
+
+    async def match_sgf(self, request: Request, raw_id: str) -> None:
+        """The match in gnubg's SGF with its analysis (fibsd.web.sgf), for gnubg's GUI."""
+        m, played = await self._replay(int(raw_id))
+        found = await self.archive.analysis(int(raw_id))
+        done = found is not None and found.state == "done"
+        # ~10 ms of CPU for a 25-game match with every play marked: in a thread, like .mat
+        text = await deferToThread(
+            sgf_text, played.players, played.length, played.games,
+            found.marks if found is not None and done else (),
+            plies=(found.plies or 0) if found is not None else 0,
+            date=_when(m.finished)[:10], site=self.site)
+        request.setHeader(b"content-disposition",
+                          f'attachment; filename="fibsd-{m.id}.sgf"'.encode())
+        self._send(request, text.encode("utf-8"), b"application/x-go-sgf; charset=utf-8")
+
+    async def pr_ladder(self, request: Request) -> None:
+        rows = await self.archive.pr_ladder(self.pr_min_matches, PR_LADDER_ROWS)
+        self._send(request, self._page("pr_ladder.html", request, title="nav.pr",
+                                       rows=rows, min_matches=self.pr_min_matches))
 
     async def live_page(self, request: Request, player: str) -> None:
         self._check_name(player)
@@ -486,6 +580,7 @@ class WebFace(Resource):
                 "finished": _when(m.finished),
                 "mat": f"/matches/{m.id}.mat",
                 "json": f"/matches/{m.id}.json",
+                "sgf": f"/matches/{m.id}.sgf",
             } for m in shown],
             "next": (f"/api/matches?player={_segment(name)}&page={page + 1}"
                      if len(found) > self.page_size else None),

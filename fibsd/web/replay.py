@@ -54,6 +54,9 @@ class Step:
     caption: tuple[str, ...]
     picture: Picture
     score: tuple[int, int]  # before this step's game, by player
+    # The indices of this step's actions in its game's "actions" (first, past the last):
+    # where an analysis mark of (game, action) is shown.
+    actions: tuple[int, int] = (0, 0)
 
 
 @dataclass
@@ -149,8 +152,10 @@ class _Replayer:
         raise InvalidRecord(f"an {entry.action!r} entry inside a game")
 
     def step(self, events: tuple[Event, ...], before: tuple[int, int]) -> None:
+        first = len(self.actions)
         lines = [line for event in events for line in self.describe(event)]
-        self.result.steps.append(Step(self.match.number, tuple(lines), self.picture(), before))
+        self.result.steps.append(Step(self.match.number, tuple(lines), self.picture(), before,
+                                      (first, len(self.actions))))
 
     def describe(self, event: Event) -> list[str]:
         """The watcher's line for ``event``, and the event in the JSON export."""

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from twisted.internet.defer import Deferred
 
+from fibsd.analysis.model import MatchAnalysis, PlayerSummary
 from fibsd.store import FinishedMatch, RatingStep, UserRecord
 
 
@@ -51,7 +52,8 @@ class LobbySource(Protocol):
 # The store methods the web face may call: reads only (tests/test_layering.py checks
 # that fibsd/web names no other store method).
 READS = ("get_user", "ratings", "finished_match", "recent_finished_matches", "rating_steps",
-         "bot_names")
+         "analysis", "analyses_of", "pr_ladder", "tournament", "tournaments",
+         "tournament_entries", "tournament_pairings", "bot_names")
 
 
 class Archive:
@@ -82,6 +84,37 @@ class Archive:
                                                           limit, offset)
         return d
 
+    def analysis(self, match_id: int) -> Deferred[MatchAnalysis | None]:
+        d: Deferred[MatchAnalysis | None] = self._db.call("analysis", match_id)
+        return d
+
+    def analyses_of(self, name: str,
+                    limit: int) -> Deferred[list[tuple[int, float, PlayerSummary]]]:
+        d: Deferred[list[tuple[int, float, PlayerSummary]]] = self._db.call(
+            "analyses_of", name, limit)
+        return d
+
+    def pr_ladder(self, min_matches: int, limit: int) -> Deferred[list[tuple[str, float, int]]]:
+        d: Deferred[list[tuple[str, float, int]]] = self._db.call("pr_ladder", min_matches,
+                                                                   limit)
+        return d
+
     def rating_steps(self, name: str, limit: int) -> Deferred[list[RatingStep]]:
         d: Deferred[list[RatingStep]] = self._db.call("rating_steps", name, limit)
+        return d
+
+    def tournament(self, tournament_id: int) -> Deferred[Any]:
+        d: Deferred[Any] = self._db.call("tournament", tournament_id)
+        return d
+
+    def tournaments(self, states: tuple[str, ...], limit: int) -> Deferred[list[Any]]:
+        d: Deferred[list[Any]] = self._db.call("tournaments", states, limit)
+        return d
+
+    def tournament_entries(self, tournament_id: int) -> Deferred[list[tuple[str, float]]]:
+        d: Deferred[list[tuple[str, float]]] = self._db.call("tournament_entries", tournament_id)
+        return d
+
+    def tournament_pairings(self, tournament_id: int) -> Deferred[list[Any]]:
+        d: Deferred[list[Any]] = self._db.call("tournament_pairings", tournament_id)
         return d

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import IntEnum
+from operator import sub
 
 from fibsd.rules.position import BAR, CHECKERS, Position
 
@@ -147,7 +148,7 @@ def format_board(view: BoardView) -> str:
     >>> format_board(parse_board(line)) == line
     True
     """
-    return ":".join([PREFIX, *(str(v) for v in view.values())])
+    return PREFIX + ":" + ":".join(map(str, view.values()))
 
 
 def parse_board(line: str) -> BoardView:
@@ -280,12 +281,12 @@ def absolute_board(position: Position, colour: Colour) -> tuple[int, ...]:
     >>> absolute_board(Position.initial(), Colour.O)[:8]
     (0, -2, 0, 0, 0, 0, 5, 0)
     """
-    slots = [0] * SLOTS
-    for side, c in ((position.player, colour), (position.opponent, colour.other)):
-        for index, count in enumerate(side):
-            if count:
-                slots[_slot(index, c)] += c * count
-    return tuple(slots)
+    # O's own point n is slot n (its bar 25), X's own point n is slot 25 - n (its bar
+    # 0): O's side shifted up by one, minus X's side reversed.  Built once per board
+    # line sent, so without a loop in Python.
+    o, x = ((position.player, position.opponent) if colour is Colour.O
+            else (position.opponent, position.player))
+    return tuple(map(sub, (0, *o), (*x[::-1], 0)))
 
 
 def _slot(index: int, colour: Colour) -> int:

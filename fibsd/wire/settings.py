@@ -143,7 +143,11 @@ VARIABLES: dict[str, str] = {
     "redoubles": "none",
     "sortwho": "login",
     "timezone": "UTC",
+    # fibsd's own: a line when one's match analysis is ready (protocol/analysis-command.md).
+    # Not in the listing, which stays FIBS's six lines that clients match one by one.
+    "analysis": "on",
 }
+LISTED = ("boardstyle", "linelength", "pagelength", "redoubles", "sortwho", "timezone")
 
 SORTWHO_VALUES = ("login", "name", "rating", "rrating")
 INVALID_VARIABLE = "** Invalid argument. Type 'help set'."
@@ -213,6 +217,10 @@ def parse_variable(name: str, value: str) -> str:
             return value.lower()
         raise InvalidValue(name, value, (
             f"** Unknown value '{value}'. Try 'login', 'name', 'rating' or 'rrating'.",))
+    elif name == "analysis":
+        if value.lower() in ("on", "off"):
+            return value.lower()
+        raise InvalidValue(name, value, ("** Valid arguments are 'on' and 'off'.",))
     elif name == "timezone":
         by_lower = {zone.lower(): zone for zone in known_timezones()}
         if value.lower() in by_lower:
@@ -239,7 +247,7 @@ def format_variable_value(name: str, value: str) -> str:
 def format_variable_listing(variables: Mapping[str, str]) -> list[str]:
     """The reply to a bare ``set``: ``<name>:`` padded to 11 columns, a blank, the value."""
     return ["Settings of variables:"] + [
-        f"{name + ':':<11} {variables[name]}" for name in VARIABLES
+        f"{name + ':':<11} {variables[name]}" for name in LISTED
     ]
 
 

@@ -22,6 +22,7 @@ from fibsd.rules.errors import (
     NoCheckerThere,
     NotAWholePlay,
     PointBlocked,
+    RulesError,
     TooManyMoves,
     WrongDistance,
     WrongMoveCount,
@@ -529,3 +530,30 @@ def test_module_runs_as_a_co_process() -> None:
     tool.stdin.close()
     assert tool.wait(timeout=30) == 0
     assert first["dice"] == [6, 5]
+
+
+def test_a_kept_search_checks_plays_and_errors_as_a_fresh_one() -> None:
+    """``check_play`` with the roll's ``search`` (as a game keeps it between the roll and
+    the move) finds the same plays and raises the same errors as searching again."""
+    rng = random.Random(26)
+    for _ in range(300):
+        position = Position.initial()
+        for _ in range(rng.randrange(12)):
+            plays = legal_plays(position, (rng.randint(1, 6), rng.randint(1, 6)))
+            if plays:
+                position = rng.choice(plays).result.swap()
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        kept = movegen.search(position, dice)
+        assert kept[0] == legal_plays(position, dice)
+        tries = [[(m.src, m.dst) for m in play.moves] for play in kept[0]]
+        tries += [[(24, 24 - dice[0])], [(25, 0)], []]
+        for pairs in tries:
+            try:
+                fresh: object = check_play(position, dice, pairs)
+            except (RulesError, ValueError) as error:
+                fresh = repr(error)
+            try:
+                again: object = check_play(position, dice, pairs, kept)
+            except (RulesError, ValueError) as error:
+                again = repr(error)
+            assert again == fresh

@@ -269,3 +269,50 @@ async def test_a_store_without_batches_gets_the_saves_one_by_one(tmp_path: Path)
     assert seen == ["COMMIT", "COMMIT"]  # one transaction each (the failed one rolled back)
     assert store.load_match("alice", "bob") == SavedMatch("alice", "bob", 2, "three")
     await db.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_saves_of_one_reactor_turn_are_one_hand_off(
+        db: DatabaseThread, memory_store: SQLiteStore) -> None:
+    """Issue 26: with the worker idle, the saves one reactor turn makes (each command's
+    game action) still wait for the end of the turn and go to the worker as one job, one
+    transaction, instead of the first going alone and waking the worker for itself."""
+    for name in ("alice", "bob", "carol"):
+        memory_store.create_user(name, "h", 1)
+    await db.name_taken("alice")  # the worker is idle
+    seen = commits(memory_store)
+    saves = [db.save_match(SavedMatch("alice", "bob", 1, "ab")),
+             db.save_match(SavedMatch("bob", "carol", 1, "bc")),
+             db.save_match(SavedMatch("alice", "bob", 2, "ab 2"))]
+    assert len(db._queue) == 0  # noqa: SLF001 - nothing handed over within the turn
+    await gatherResults(saves)
+    assert seen == ["COMMIT"]
+    assert memory_store.load_match("alice", "bob") == SavedMatch("alice", "bob", 2, "ab 2")
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_call_after_saves_of_the_same_turn_is_written_after_them(
+        db: DatabaseThread, memory_store: SQLiteStore) -> None:
+    for name in ("alice", "bob"):
+        memory_store.create_user(name, "h", 1)
+    await db.name_taken("alice")
+    saved = db.save_match(SavedMatch("alice", "bob", 1, "first"))
+    loaded = db.load_match("alice", "bob")  # hands the save over first
+    assert await loaded == SavedMatch("alice", "bob", 1, "first")
+    await saved
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_save_made_in_the_turn_of_stop_is_written_before_the_store_closes(
+        tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "fibsd.sqlite")
+    for name in ("alice", "bob"):
+        store.create_user(name, "h", 1)
+    db = DatabaseThread(store)
+    db.start()
+    saved = db.save_match(SavedMatch("alice", "bob", 1, "last"))
+    await db.stop()
+    await saved
+    reopened = SQLiteStore(tmp_path / "fibsd.sqlite")
+    assert reopened.load_match("alice", "bob") == SavedMatch("alice", "bob", 1, "last")
+    reopened.close()

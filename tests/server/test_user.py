@@ -77,3 +77,23 @@ def test_the_report_index_follows_toggle_and_logout() -> None:
     server.settle()
     assert lobby.reporting() == [bob]
     assert list(lobby._reporting) == [bob]
+
+
+def test_an_idle_user_holds_no_attribute_dict_nor_empty_queues() -> None:
+    """Issue 26: what thousands of idle users each hold.  The user's fields are slots
+    (no per-user ``__dict__``), still weakly referable (``wave`` keeps a WeakSet), and
+    neither the connection's nor the session's line queue, nor the login throttle's
+    queues, keep an empty deque (600 bytes each) while nothing waits."""
+    import weakref
+    from collections import deque
+
+    server = FakeServer()
+    conn = clip_user(server, "alice")
+    user = server.lobby.find("alice")
+    assert not hasattr(user, "__dict__")
+    assert weakref.ref(user)() is user
+    assert not isinstance(conn.protocol._pending, deque)
+    assert not isinstance(user.session._queue, deque)
+    throttle = server.services.throttle
+    for ledger in (throttle._addresses, throttle._accounts):
+        assert ledger and not any(isinstance(r.waiting, deque) for r in ledger.values())

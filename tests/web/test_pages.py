@@ -163,7 +163,8 @@ async def test_the_match_list_api_pages_newest_first(web: Web, match_ids: list[i
     assert newest == {"id": match_ids[3], "players": ["alice", HOSTILE], "winner": "alice",
                       "length": 3, "score": newest["score"],
                       "finished": "2023-11-14T23:20:00Z", "mat": f"/matches/{match_ids[3]}.mat",
-                      "json": f"/matches/{match_ids[3]}.json"}
+                      "json": f"/matches/{match_ids[3]}.json",
+                      "sgf": f"/matches/{match_ids[3]}.sgf"}
     assert newest["score"][0] >= 3
     assert data["next"] == "/api/matches?player=alice&page=2"
     rest = json.loads((await web.get(data["next"])).body)
@@ -176,12 +177,15 @@ async def test_the_match_list_api_pages_newest_first(web: Web, match_ids: list[i
 # ... and the switch to the other languages (i18n: /play's page has them all and drops its own).
 NAV = re.compile(r'<nav aria-label="site"[^>]*><a class="site" href="/">fibsd</a> '
                  r'<a href="/play"[^>]*>Play</a> <a href="/"[^>]*>Who</a> '
-                 r'<a href="/ratings"[^>]*>Ratings</a>'
+                 r'<a href="/ratings"[^>]*>Ratings</a> <a href="/ratings/pr"[^>]*>PR ladder</a>'
+                 r' <a href="/tournaments"[^>]*>Tournaments</a>'
                  r'(?: <a class="lang" href="[^"]*\?lang=fr" hreflang="fr" lang="fr">Français</a>)'
                  r'</nav>|'
                  r'<nav aria-label="site"[^>]*><a class="site" href="/">fibsd</a> '
                  r'<a href="/play"[^>]*>Play</a> <a href="/"[^>]*>Who</a> '
-                 r'<a href="/ratings"[^>]*>Ratings</a> <a class="lang" href="/play\?lang=en" '
+                 r'<a href="/ratings"[^>]*>Ratings</a> <a href="/ratings/pr"[^>]*>PR ladder</a>'
+                 r' <a href="/tournaments"[^>]*>Tournaments</a>'
+                 r' <a class="lang" href="/play\?lang=en" '
                  r'hreflang="en" lang="en">English</a> <a class="lang" href="/play\?lang=fr" '
                  r'hreflang="fr" lang="fr">Français</a></nav>')
 

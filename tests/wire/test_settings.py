@@ -33,6 +33,7 @@ def test_defaults_are_those_of_a_fresh_fibs_account():
     assert default_variables() == {
         "boardstyle": "3", "linelength": "0", "pagelength": "0",
         "redoubles": "none", "sortwho": "login", "timezone": "UTC",
+        "analysis": "on",  # fibsd's own (protocol/analysis.md), never listed
     }
 
 

@@ -62,6 +62,9 @@ class Invitation:
     # A new match's server seed, drawn now so both players can see its commitment with
     # ``fairdice`` before joining (None for a resume, or when a test scripts the dice).
     server_seed: bytes | None = None
+    # (tournament id, round): an invitation the tournament director set up; the match it
+    # starts is that round's (fibsd.tournament.director)
+    tournament: tuple[int, int] | None = None
 
 
 def _match(session: Session) -> LiveMatch | None:
@@ -234,7 +237,7 @@ def join(session: Session, rest: str) -> Any:
         return session.send(text.didnt_invite(inviter.name))
     if inviter.playing is not None:
         return session.send(text.join_already_playing(inviter.name))
-    if not inviter.ready:
+    if not inviter.ready and invitation.tournament is None:  # a pairing needs no 'ready'
         return session.send(text.refusing_games(inviter.name))
     if not invitation.confirmed and lobby.now() - invitation.sent < JOIN_RACE_WINDOW:
         return _restate(session, invitation)
@@ -272,6 +275,7 @@ def join(session: Session, rest: str) -> Any:
             session.send(text.didnt_invite(inviter.name))
             return None
         live = LiveMatch.new(lobby, inviter, user, length, invitation.server_seed)
+        live.tournament = invitation.tournament
         started = live.begin(inviter, user, resumed=False)  # its record replaces a saved one
         seed = _unrevealed_seed(saved)
         if saved is not None and seed is not None:  # its rolls become verifiable
