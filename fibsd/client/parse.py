@@ -259,6 +259,9 @@ STAR_RULES: tuple[Rule, ...] = (
     # something else the bot is waiting for (protocol/bots.md)
     _rule(r"^\*\* (?P<text>This account is (?:now |no longer |not )?marked as a bot\.)$",
           ev.Information, kind="bot"),
+    _rule(r"^\*\* (?P<text>With a clock: .*)$", ev.InvitationClock),
+    _rule(r"^\*\* (?P<text>Your clock: (?P<seconds>[0-9]+) seconds of reserve left\.)$",
+          ev.ClockWarning),
     _rule(r"^\*\* (?P<text>.+)$", ev.Error),
 )
 
@@ -405,6 +408,7 @@ TEXT_RULES: tuple[Rule, ...] = (
           r"|  Abandoned matches: [0-9]+ of [0-9]+ .*|  Bot: a program plays this account.*)$",
           ev.Information, kind="whois"),
     _rule(r"^(?P<text>fairdice: .*)$", ev.Information, kind="fairdice"),
+    _rule(r"^(?P<text>(?:    )?clock: .*)$", ev.Information, kind="clock"),
     _rule(r"^(?P<text>tournament: .*)$", ev.Information, kind="tournament"),
     # fibsd's engine analysis (protocol/analysis-command.md)
     _rule(r"^(?P<text>Analysis of match #[0-9]+, @ - @, .*:|  @: PR .*|Worst decisions.*"
