@@ -150,16 +150,23 @@ class InvitationTable(dict[str, Any]):
         if fields is None:
             dict.pop(self, name, None)
         else:
-            inviter, invitee, length, confirmed, sent, seed = fields
+            inviter, invitee, length, confirmed, sent, seed, *rest = fields
+            tag = rest[0] if rest else None  # a node of before tournaments sends none
             dict.__setitem__(self, name, Invitation(
                 inviter, invitee, length, confirmed, sent,
-                bytes.fromhex(seed) if seed is not None else None))
+                bytes.fromhex(seed) if seed is not None else None,
+                (int(tag[0]), int(tag[1])) if tag is not None else None))
 
 
 def _invitation_fields(invitation: Any) -> list[Any]:
+    """An invitation as ``inv`` carries it; a tournament's keeps its (id, round), so
+    that ``join`` on the inviter's node starts that round's match whichever node's
+    director set it up."""
     seed = invitation.server_seed
+    tag = invitation.tournament
     return [invitation.inviter, invitation.invitee, invitation.length, invitation.confirmed,
-            invitation.sent, seed.hex() if seed is not None else None]
+            invitation.sent, seed.hex() if seed is not None else None,
+            list(tag) if tag is not None else None]
 
 
 class ClusterNode:

@@ -84,6 +84,7 @@ class Director:
         # play.Invitation, handed in by fibsd.app so that this room imports no command
         self._invitation = invitation
         self._call: IDelayedCall | None = None
+        self._running = False
         self._busy: set[int] = set()
         self._again: set[int] = set()
         # pairings seen live (or this director's start): their deadline counts from then
@@ -100,9 +101,12 @@ class Director:
     # -- the looks -----------------------------------------------------------------
 
     def start(self) -> None:
+        self._running = True
         self._schedule()
 
     def stop(self) -> None:
+        """No more looks (one under way does not schedule the next)."""
+        self._running = False
         if self._call is not None and self._call.active():
             self._call.cancel()
         self._call = None
@@ -115,7 +119,8 @@ class Director:
         self._call = None
         d = self.look()
         d.addErrback(_failed, "tournament look failed")
-        d.addBoth(lambda _: self._schedule() if self._call is None else None)
+        d.addBoth(lambda _: self._schedule() if self._call is None and self._running
+                  else None)
 
     @inlineCallbacks
     def look(self) -> Any:
@@ -232,10 +237,12 @@ class Director:
             self._outbox.setdefault(name, []).extend(lines)
 
     def _flush(self) -> None:
+        """On a cluster a user of another node is told through his proxy's session
+        (``fibsd.cluster.remote``: a signed delivery to his node)."""
         outbox, self._outbox = self._outbox, {}
         for name, lines in outbox.items():
             user = self.lobby.find(name)
-            if user is not None and not user.session.remote:
+            if user is not None:
                 user.session.notify(*lines)
 
     def _tell_round(self, record: TournamentRecord, number: int,
@@ -266,9 +273,14 @@ class Director:
     # -- pairings under way ------------------------------------------------------------
 
     def live(self, pairing: PairingRecord) -> bool:
+        """Whether the pair plays: a match here, or (on a cluster) on another node,
+        as the two players' replicated ``playing`` says."""
         match = self.lobby.matches.get(pairing.first)
-        return match is not None and set(getattr(match, "names", ())) == {
-            pairing.first, pairing.second}
+        if match is not None:
+            return set(getattr(match, "names", ())) == {pairing.first, pairing.second}
+        first, second = self.lobby.find(pairing.first), self.lobby.find(pairing.second)
+        return (first is not None and second is not None
+                and first.playing == second.name and second.playing == first.name)
 
     def _standing(self, inviter: str, tag: tuple[int, int]) -> bool:
         return _tag_of(self.lobby.invitations.get(inviter)) == tag
@@ -325,8 +337,9 @@ class Director:
         first, second = self.lobby.find(p.first), self.lobby.find(p.second)
         if first is None or second is None or first.playing or second.playing:
             return
-        if first.session.remote or second.session.remote:
-            return  # on a cluster the node of the first player sets it up
+        # On a cluster either may be a user of another node: the invitation is copied to
+        # every node with its tag (``fibsd.cluster.node.InvitationTable``) and ``join``
+        # runs on the inviter's node, where the match then lives.
         tag = (record.id, p.round)
         if self._ending(record.id, p) or self._standing(first.name, tag):
             return
