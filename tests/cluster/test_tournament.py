@@ -12,13 +12,13 @@ import pytest_twisted
 
 from fibsd.store.tournaments import PairingRecord
 
-from tests.cluster.site import Site
+from tests.cluster.site import Client, Site
 
 CREATE = "admin tournament create --name Cup --format knockout --lengths 1 --max-players {n}"
 
 
-async def _site(tmp_path: Path, redis_url: str) -> Site:
-    site = Site(tmp_path, redis_url, nodes=2)
+async def _site(tmp_path: Path, redis_url: str, database: str | None = None) -> Site:
+    site = Site(tmp_path, redis_url, nodes=2, database=database)
     site.settings_overrides = {"admins": ["boss"], "tournaments.tick_ms": 50,
                                "tournaments.start_timeout": 5}
     site.dice.add([(3, 1), (6, 6)])
@@ -27,11 +27,11 @@ async def _site(tmp_path: Path, redis_url: str) -> Site:
     return site
 
 
-async def _create(site: Site, boss: object, players: int) -> None:
+async def _create(site: Site, boss: Client, players: int) -> None:
     """Created, its lease taken by node 0 (node 1 still drives at a ``tournament join``
     there, but finds the lease taken)."""
-    boss.send(CREATE.format(n=players))  # type: ignore[attr-defined]
-    await boss.expect("tournament: 1 created: Cup")  # type: ignore[attr-defined]
+    boss.send(CREATE.format(n=players))
+    await boss.expect("tournament: 1 created: Cup")
     await site.services[0].shared.tournaments.drive(1)
     assert 1 in site.services[0].shared.tournaments._leases
 
@@ -41,7 +41,17 @@ async def _create(site: Site, boss: object, players: int) -> None:
 @pytest_twisted.ensureDeferred
 async def test_pairing_join_and_winner_reach_another_node(
         tmp_path: Path, redis_url: str, places: dict[str, int]) -> None:
-    site = await _site(tmp_path, redis_url)
+    await _pairing_join_and_winner(await _site(tmp_path, redis_url), places)
+
+
+@pytest_twisted.ensureDeferred
+async def test_pairing_join_and_winner_on_postgresql(tmp_path: Path, redis_url: str,
+                                                     postgres_url: str) -> None:
+    site = await _site(tmp_path, redis_url, postgres_url)
+    await _pairing_join_and_winner(site, {"alice": 1, "bob": 0})
+
+
+async def _pairing_join_and_winner(site: Site, places: dict[str, int]) -> None:
     try:
         boss = await site.login("boss", node=0)
         dan = await site.login("dan", node=1, clip=False)
