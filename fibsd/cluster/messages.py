@@ -49,6 +49,8 @@ To one node (a "broadcast" item is put in every known node's message):
   ``["rl", name, {key: tokens}]``  (broadcast) the user left the sender (logged out, or
                        in again on another node): his rate-limit buckets that are not
                        full (fibsd.server.ratelimit); each node keeps the lower level.
+  ``["tr", tournament]``  (broadcast) a match of that tournament ended on the sender,
+                       its result stored: the node driving it reads it again now.
   ``["lf", address, account]``  (broadcast) a failed login on the sender: every node's
                        login throttle counts it (fibsd.server.access).
   ``["f", name, command, rest, n]``  run ``command`` for ``name`` (a user of the

@@ -147,6 +147,13 @@ class Director:
                                frozenset((finished.winner, finished.loser))))
             self.drive(finished.tournament).addErrback(_failed, "tournament result failed")
 
+    def stored_elsewhere(self, tournament_id: int) -> None:
+        """Another node stored a result of the tournament (``fibsd.cluster``): if this
+        node drives it, it reads the store and acts now."""
+        if tournament_id in self._leases:
+            self._cache.pop(tournament_id, None)
+            self.drive(tournament_id).addErrback(_failed, "tournament result failed")
+
     def drive(self, tournament_id: int) -> Deferred[None]:
         """Do what the tournament's stored state calls for; one drive at a time per
         tournament (a drive asked for meanwhile runs once after it)."""

@@ -17,9 +17,10 @@ from tests.cluster.site import Client, Site
 CREATE = "admin tournament create --name Cup --format knockout --lengths 1 --max-players {n}"
 
 
-async def _site(tmp_path: Path, redis_url: str, database: str | None = None) -> Site:
+async def _site(tmp_path: Path, redis_url: str, database: str | None = None,
+                tick_ms: int = 50) -> Site:
     site = Site(tmp_path, redis_url, nodes=2, database=database)
-    site.settings_overrides = {"admins": ["boss"], "tournaments.tick_ms": 50,
+    site.settings_overrides = {"admins": ["boss"], "tournaments.tick_ms": tick_ms,
                                "tournaments.start_timeout": 5}
     site.dice.add([(3, 1), (6, 6)])
     await site.start()
@@ -107,5 +108,33 @@ async def test_forfeit_lines_reach_another_node(tmp_path: Path, redis_url: str) 
         await alice.gone()
         await bob.expect("tournament: 1 round 1: you win against alice by forfeit.")
         await bob.expect("tournament: 1 is won by bob: Cup")
+    finally:
+        await site.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_result_on_another_node_moves_the_tournament_at_once(
+        tmp_path: Path, redis_url: str) -> None:
+    """The driving node looks only once an hour here: the final's result, stored by the
+    node hosting the match, reaches it by the ``tr`` item, and the winner is told."""
+    site = await _site(tmp_path, redis_url, tick_ms=3_600_000)
+    try:
+        boss = await site.login("boss", node=0)
+        alice = await site.login("alice", node=1)
+        bob = await site.login("bob", node=1)
+        await _create(site, boss, 2)
+        alice.send("tournament join 1")
+        await alice.expect("tournament: you joined 1, 1/2 players.")
+        bob.send("tournament join 1")
+        await bob.expect("tournament: you joined 1, 2/2 players.")
+        await site.services[0].shared.tournaments.drive(1)  # full: node 0 starts it
+        await bob.expect("Type 'join alice' to accept.")
+        bob.send("join alice")
+        await bob.expect(lambda line: line.startswith("board:"))
+        bob.send("resign n")
+        await alice.expect(lambda line: "wants to resign" in line)
+        alice.send("accept")
+        await alice.expect("tournament: 1 is won by alice: Cup")
+        await bob.expect("tournament: 1 is won by alice: Cup")
     finally:
         await site.stop()
