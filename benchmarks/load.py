@@ -72,6 +72,11 @@ cross-node pairs apart.  Server CPU and RSS are reported per node.  ``--compare`
 the same load on one node and then on ``--nodes`` nodes (both on PostgreSQL) and prints
 the two side by side.
 
+``--clock DELAY+RESERVE`` makes it the server's default clock (protocol/clock.md), so
+every match the bots play is clocked (generous figures: at full speed nobody runs out);
+``--clock-compare`` runs the same load without clocks and then with ``--clock`` (default
+``12s+2m``) and prints the two side by side, server CPU per game action included.
+
 ``--ab REFS`` runs the same load against several commits in one run, interleaved:
 ``--ab 76cf582,main,.`` (``.`` is this checkout; any other ref is checked out in a
 temporary git worktree, and its server and schema run from there) ``--rounds`` times
@@ -432,6 +437,8 @@ class Nodes:
         for number in range(count):
             name = f"node{number + 1}" if count > 1 else "server"
             extra = LOAD_ACCESS + (cluster_section(self.broker.url, name) if self.broker else "")
+            if options.clock:  # every match the bots play runs on this clock
+                extra += f'[clock]\ndefault = "{options.clock}"\n'
             self.nodes.append(ServerProcess(directory, free_port(), users, options.nodelay,
                                             free_port() if web else 0, options.viewers, extra,
                                             database, name, options.tree))
@@ -1282,6 +1289,25 @@ async def compare(reactor: Any, options: argparse.Namespace) -> int:
     return 1 if any(r["problems"] for r in runs) else 0
 
 
+async def clock_compare(reactor: Any, options: argparse.Namespace) -> int:
+    """The same load without clocks and with ``--clock``, printed side by side."""
+    runs = []
+    for clock in ("", options.clock or "12s+2m"):
+        print(f"== clock {clock or 'off'} ==")
+        runs.append(await run(reactor, argparse.Namespace(**{**vars(options), "clock": clock})))
+    print("== side by side ==")
+    print(f"{'':28}" + "".join(f"{name:>22}" for name in ("clocks off", "clocks on")))
+    rows = [("game actions/s", lambda r: f"{r['actions']:.0f}"),
+            ("server CPU", lambda r: f"{sum(r['cpus']):.0%} of a core"),
+            ("server CPU per action ms", lambda r: f"{sum(r['cpus']) / r['actions'] * 1000:.3f}"),
+            ("p50 / p99 ms", lambda r: f"{r['p50'] * 1000:.1f} / {r['p99'] * 1000:.1f}"),
+            ("finished matches", lambda r: str(r["finished"])),
+            ("end check problems", lambda r: str(r["problems"]))]
+    for label, show in rows:
+        print(f"{label:28}" + "".join(f"{show(r):>22}" for r in runs))
+    return 1 if any(r["problems"] for r in runs) else 0
+
+
 async def side_by_side(reactor: Any, options: argparse.Namespace) -> int:
     """``--ab``: the same load against each commit named, in turn, ``--rounds`` times
     (the order reversed every other round, so no side always runs first on a machine
@@ -1379,6 +1405,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="with --nodes: the fraction of bot pairs split across two nodes")
     parser.add_argument("--compare", action="store_true",
                         help="run on one node, then on --nodes nodes, and print both")
+    parser.add_argument("--clock", default="", metavar="DELAY+RESERVE",
+                        help="the server's default match clock (every bot match is clocked)")
+    parser.add_argument("--clock-compare", action="store_true",
+                        help="run without clocks, then with --clock (12s+2m), side by side")
     parser.add_argument("--profile", metavar="FILE",
                         help="run the server's reactor thread under cProfile, stats to FILE")
     parser.add_argument("--stalls", metavar="FILE",
@@ -1428,6 +1458,8 @@ async def _exit_with(reactor: Any, options: argparse.Namespace) -> None:
         code = await side_by_side(reactor, options)
     elif options.compare:
         code = await compare(reactor, options)
+    elif options.clock_compare:
+        code = await clock_compare(reactor, options)
     else:
         code = 1 if (await run(reactor, options))["problems"] else 0
     if code:

@@ -29,6 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from fibsd.rules.clock import ClockSpec, InvalidClock
 from fibsd.store.opening import is_postgres_url, shown
 
 # Paths that, when relative, are relative to ``data_dir`` rather than to their file.
@@ -238,6 +239,25 @@ class FairPlay:
     claim_after: int = checked(0, between(0))
 
 
+def clock_text(value: str) -> str | None:
+    try:
+        ClockSpec.parse(value)
+    except InvalidClock:
+        return f"must be 'off' or a delay and a reserve per point like '12s+2m', not {value!r}"
+    return None
+
+
+@dataclass(frozen=True)
+class Clocks:
+    """Match clocks (protocol/clock.md).  Pure FIBS behaviour: ``enabled = false``."""
+
+    enabled: bool = True
+    default: str = checked("off", clock_text)  # a user's ``set clock`` until he sets one
+    required_for_rated: bool = False
+    on_timeout: str = checked("match", one_of("match", "game"))
+    lag_allowance_ms: int = checked(1000, between(0, 10000))
+
+
 @dataclass(frozen=True)
 class Pace:
     """Matches that survive a dropped connection (protocol/play.md, "Drop grace").
@@ -377,6 +397,7 @@ class Settings:
     tls: Tls = field(default_factory=Tls)
     archive: Archive = field(default_factory=Archive)
     fair: FairPlay = field(default_factory=FairPlay)
+    clock: Clocks = field(default_factory=Clocks)
     pace: Pace = field(default_factory=Pace)
     cluster: Cluster = field(default_factory=Cluster)
     db: Db = field(default_factory=Db)

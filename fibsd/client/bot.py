@@ -108,6 +108,9 @@ class HeuristicBrain:
         return strategy.accept_resignation(position, points, state)
 
 
+QUICK = HeuristicBrain()  # decides at once: for a bot short of time
+
+
 # The events that answer each command, for latency measurement.
 ANSWERS: dict[str, tuple[type[ev.Event], ...]] = {
     "roll": (ev.Rolls,),
@@ -157,6 +160,7 @@ class Bot:
         games: int | None = None,
         clock: IReactorTime | None = None,
         stats: Stats | None = None,
+        match_clock: str | None = None,
     ) -> None:
         self.name = name
         self.brain: Brain = brain or HeuristicBrain()
@@ -167,6 +171,11 @@ class Bot:
         self.game_limit = games
         self.clock = clock
         self.stats = stats
+        # ``set clock`` for the matches it invites to (protocol/clock.md), sent once per
+        # connection; and whether its own clock is short in the running match.
+        self.match_clock = match_clock
+        self.clock_set = False
+        self.hurry = False
         self.protocol: ClipClientProtocol | None = None
         self.factory: ClipClientFactory | None = None
         self.board: ev.Board | None = None
@@ -205,6 +214,7 @@ class Bot:
         self.protocol = protocol
         self.factory = protocol.factory
         self.playing = self.ready = self.looked = self.move_on_board = False
+        self.clock_set = False
         self.listing = self.offer = self.awaiting = None
         self._pending = None
         self._cancel_retry()
@@ -355,6 +365,9 @@ class Bot:
         name = self.want_match
         if name is None or self.playing or self.protocol is None:
             return
+        if self.match_clock is not None and not self.clock_set:
+            self.clock_set = True
+            self.send(f"set clock {self.match_clock}")
         self.awaiting = name
         if self.want_resume:
             log.info("inviting {name} to resume our saved match", name=name)
@@ -528,6 +541,7 @@ class Bot:
 
     def _begin(self, opponent: str) -> None:
         self.opponent, self.playing, self.want_match, self.retries = opponent, True, None, 0
+        self.hurry = False
         self.saved.pop(opponent.lower(), None)
         self.given_up.discard(opponent.lower())
         self._cancel_retry()
@@ -542,6 +556,15 @@ class Bot:
                      mine=event.player_score, other=event.opponent, theirs=event.opponent_score)
 
     # -- playing ---------------------------------------------------------------------
+
+    @property
+    def deciding(self) -> Brain:
+        """The brain for the next decision: the heuristic, which answers at once, once
+        the server warned that the bot's clock is short (an engine may take seconds)."""
+        return QUICK if self.hurry else self.brain
+
+    def on_ClockWarning(self, event: ev.ClockWarning) -> None:
+        self.hurry = True
 
     def on_Board(self, event: ev.Board) -> None:
         if event.is_watching:
@@ -571,7 +594,7 @@ class Bot:
             return
         position = board.position()
         plays = legal_plays(position, self.dice)
-        play = self.brain.play(board, position, self.dice, plays)
+        play = self.deciding.play(board, position, self.dice, plays)
         if play is not None:
             self.send(board.move_command(play.moves))
 
@@ -585,7 +608,7 @@ class Bot:
     def on_RollOrDouble(self, event: ev.RollOrDouble) -> None:
         board = self.board
         if board is not None and board.player_may_double \
-                and self.brain.double(board.position(), self._cube_state()):
+                and self.deciding.double(board.position(), self._cube_state()):
             self.send("double")
         else:
             self.send("roll")
@@ -600,13 +623,13 @@ class Bot:
         redouble, self.doubled = self.doubled, False
         if not event.must_answer or self.board is None:
             return
-        take = self.brain.take(self.board.position(), self._cube_state(redouble=redouble))
+        take = self.deciding.take(self.board.position(), self._cube_state(redouble=redouble))
         self.send("accept" if take else "reject")
 
     def on_ResignOffer(self, event: ev.ResignOffer) -> None:
         if not event.must_answer or self.board is None:
             return
-        accept = self.brain.accept_resignation(self.board.position(), event.points,
+        accept = self.deciding.accept_resignation(self.board.position(), event.points,
                                                self._cube_state())
         self.send("accept" if accept else "reject")
 
@@ -760,6 +783,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "declined with a tell (default: %(default)s)")
     parser.add_argument("--matches", type=int, help="stop after this many matches")
     parser.add_argument("--games", type=int, help="stop after this many games (leaves the match)")
+    parser.add_argument("--clock", metavar="DELAY+RESERVE",
+                        help="'set clock' for the matches it invites to, like 12s+2m "
+                             "(protocol/clock.md); on a clock warning it decides by the "
+                             "quick heuristic")
     parser.add_argument("--tournament", type=int, metavar="ID",
                         help="join this tournament and play its matches until it ends")
     parser.add_argument("--brain", choices=("heuristic", "gnubg"), default="heuristic",
@@ -805,7 +832,8 @@ def read_password(options: argparse.Namespace) -> str:
 
 def make_bot(reactor: Any, options: argparse.Namespace) -> Bot:
     kwargs = {"invite": options.invite, "length": options.length, "lengths": options.lengths,
-              "matches": options.matches, "games": options.games, "clock": reactor}
+              "matches": options.matches, "games": options.games, "clock": reactor,
+              "match_clock": options.clock}
     brain = make_brain(options.brain, options)
     if getattr(options, "tournament", None) is not None:  # fibsd/client/tournament_bot.py
         from fibsd.client.tournament_bot import TournamentBot

@@ -926,6 +926,20 @@ class Error(Event):
 
 
 @dataclass(frozen=True)
+class InvitationClock(Error):
+    """``** With a clock: ...``, after an invitation's lines (protocol/clock.md): the
+    clock a join agrees to; an ``Error`` to a client that knows only those."""
+
+
+@dataclass(frozen=True)
+class ClockWarning(Error):
+    """``** Your clock: <seconds> seconds of reserve left.`` (protocol/clock.md): an
+    ``Error`` to a client that knows only those."""
+
+    seconds: int
+
+
+@dataclass(frozen=True)
 class Information(Event):
     """A line of an informational listing, which clients show rather than act upon.
 
@@ -936,7 +950,7 @@ class Information(Event):
     dialogue's hints), ``look`` (the reply to looking at yourself), ``ascii_board``
     (boardstyle 1 and 2 drawings), ``archive`` (fibsd's ``archive`` listing), ``fairdice``
     and ``dicetest`` (protocol/fair-dice.md), ``tournament`` (protocol/tournaments.md),
-    ``analysis`` (protocol/analysis-command.md).
+    ``analysis`` (protocol/analysis-command.md), ``clock`` (protocol/clock.md).
     """
 
     kind: str

@@ -255,6 +255,9 @@ STAR_RULES: tuple[Rule, ...] = (
     *_toggle_rules(),
     _rule(r"^(?P<text>\* *[0-9]+ +@ +[0-9]+\.[0-9]+ +[0-9]+)$", ev.Information, kind="ratings"),
     _rule(r"^(?P<text>\*\*@ +(?:[0-9]+|unlimited) +[0-9]+ +- +[0-9]+)$", ev.Information, kind="saved"),
+    _rule(r"^\*\* (?P<text>With a clock: .*)$", ev.InvitationClock),
+    _rule(r"^\*\* (?P<text>Your clock: (?P<seconds>[0-9]+) seconds of reserve left\.)$",
+          ev.ClockWarning),
     _rule(r"^\*\* (?P<text>.+)$", ev.Error),
 )
 
@@ -401,6 +404,7 @@ TEXT_RULES: tuple[Rule, ...] = (
           r"|  Abandoned matches: [0-9]+ of [0-9]+ .*)$",
           ev.Information, kind="whois"),
     _rule(r"^(?P<text>fairdice: .*)$", ev.Information, kind="fairdice"),
+    _rule(r"^(?P<text>(?:    )?clock: .*)$", ev.Information, kind="clock"),
     _rule(r"^(?P<text>tournament: .*)$", ev.Information, kind="tournament"),
     # fibsd's engine analysis (protocol/analysis-command.md)
     _rule(r"^(?P<text>Analysis of match #[0-9]+, @ - @, .*:|  @: PR .*|Worst decisions.*"

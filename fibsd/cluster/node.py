@@ -72,7 +72,7 @@ MATCH_COMMANDS = frozenset({
 # Commands about the match played, or else watched (``fairdice <number>`` is not: a
 # finished match, read on the user's own node).  (``join``, ``watch``, ``look``,
 # ``oldboard`` and ``oldmoves`` go where the match or invitation they name is: ``_where``.)
-VIEW_COMMANDS = frozenset({"board", "pip", "fairdice"})
+VIEW_COMMANDS = frozenset({"board", "pip", "fairdice", "clock"})
 # Every command a node may forward (``_where``); a node runs no other for another's user.
 FORWARDED = MATCH_COMMANDS | VIEW_COMMANDS | {"join", "watch", "look", "oldboard", "oldmoves"}
 # Items that introduce a node not known yet (a start, a heartbeat, an answer to ours).

@@ -21,6 +21,7 @@ from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
 from fibsd.rating import rate_match
+from fibsd.rules.ending import marked
 from fibsd.rules.match import Match
 from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby, on_login
@@ -125,7 +126,7 @@ class AbandonmentCheck:
             finished = FinishedMatch(
                 winner=winner, loser=dropper, length=length, winner_points=score[winner],
                 loser_points=score[dropper], finished=int(self.services.clock.seconds()),
-                record=saved.record,
+                record=marked(saved.record, "adjudication"),
                 winner_rating_change=change.winner_change if change else 0.0,
                 loser_rating_change=change.loser_change if change else 0.0)
             ratings = None

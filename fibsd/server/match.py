@@ -67,6 +67,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from fibsd.rating import rate_match
+from fibsd.rules.clock import ClockSpec, MatchClock, forfeit_game
 from fibsd.rules.dice import SeededDice
 from fibsd.rules.errors import GameStateError, InvalidPlayText, RulesError
 from fibsd.rules.events import (
@@ -94,9 +95,10 @@ from fibsd.rules.match import Match
 from fibsd.rules.notation import format_fibs_moves, parse_fibs_pairs, to_mover_numbering
 from fibsd.rules.play import OFF_POINT, Play
 from fibsd.rules.record import compact
+from fibsd.server.clocks import MatchClocks
 from fibsd.server.dbthread import OUTAGES, log_write_failed, unattended
 from fibsd.store import Departure, FinishedMatch, SavedMatch, Store
-from fibsd.wire import fair_text
+from fibsd.wire import clock_text, fair_text
 from fibsd.wire import game_text as text
 from fibsd.wire import listings_text
 from fibsd.wire.ascii_board import render_board
@@ -224,6 +226,8 @@ class LiveMatch:
         self._waiting: deque[Deferred[None]] = deque()  # see ``when_saved``
         self._writes: deque[_Write] = deque()  # not yet stored; the first is under way
         self.paused = False  # a write failed for want of the database: see the docstring
+        self.clocks: MatchClocks | None = None  # protocol/clock.md
+        self.ended: str | None = None  # how it ended when not by points: "time"
         # (tournament id, round) when the match is played for a tournament (fibsd.tournament):
         # kept in the record, written with the result, told to ``lobby.result_hooks``
         self.tournament: tuple[int, int] | None = None
@@ -235,8 +239,9 @@ class LiveMatch:
 
     @classmethod
     def new(cls, lobby: Lobby, inviter: OnlineUser, joiner: OnlineUser, length: int,
-            server_seed: bytes | None = None) -> LiveMatch:
-        """``server_seed``: the seed whose commitment the invitation showed."""
+            server_seed: bytes | None = None, clock: ClockSpec | None = None) -> LiveMatch:
+        """``server_seed``: the seed whose commitment the invitation showed; ``clock``:
+        the clock it showed."""
         both = (inviter, joiner)
         limits = [redouble_setting(u.variables.get("redoubles", "none")) for u in both]
         known = [limit for limit in limits if limit is not None]
@@ -250,7 +255,10 @@ class LiveMatch:
         if dice is None:
             dice = SeededDice(server_seed or lobby.draw_seed(),
                               (inviter.dice_text, joiner.dice_text))
-        return cls(lobby, (inviter.name, joiner.name), rules, o_first=lobby.coin(), dice=dice)
+        match = cls(lobby, (inviter.name, joiner.name), rules, o_first=lobby.coin(), dice=dice)
+        if clock is not None:
+            match.clocks = MatchClocks(match, MatchClock.new(clock, length))
+        return match
 
     def to_record(self) -> str:
         """The saved match: players, colours and the rules' full record, as JSON text.
@@ -268,6 +276,10 @@ class LiveMatch:
             tail["dice"] = self.fair.to_record()
         if self.own_turn_drops is not None:
             tail["own_turn_drops"] = list(self.own_turn_drops)
+        if self.clocks is not None:
+            tail["clock"] = self.clocks.state.to_record()
+        if self.ended is not None:
+            tail["ended"] = self.ended
         if self.tournament is not None:
             tail["tournament"] = list(self.tournament)
         text = f'{self._head},"match":{self.rules.record_text()}'
@@ -289,12 +301,16 @@ class LiveMatch:
             drops = data.get("own_turn_drops")
             own_turn_drops = None if drops is None else (int(drops[0]), int(drops[1]),
                                                          int(drops[2]))
+            clock = data.get("clock")
+            state = None if clock is None else MatchClock.from_record(clock)
             tag = data.get("tournament")
             tournament = None if tag is None else (int(tag[0]), int(tag[1]))
         except (AttributeError, KeyError, IndexError, TypeError) as error:
             raise ValueError(f"bad saved match: {error!r}") from error
         match = cls(lobby, names, rules, o_first=o_first, dice=dice)
         match.own_turn_drops = own_turn_drops
+        if state is not None:
+            match.clocks = MatchClocks(match, state)
         match.tournament = tournament
         return match
 
@@ -438,7 +454,10 @@ class LiveMatch:
             status = f"{self.names[self.rules.pending_double.player]} doubled."
         elif self.rules.pending_resignation is not None:
             status = f"{self.names[self.rules.pending_resignation.player]} wants to resign."
-        return render_board(view, int(style), own_name=user.name, status=status)
+        lines = render_board(view, int(style), own_name=user.name, status=status)
+        if self.clocks is not None:
+            lines.append(self.clocks.board_line())
+        return lines
 
     def _board_line(self, player: int, plays: bool,
                     rolled: tuple[int, tuple[int, int]] | None) -> str:
@@ -504,6 +523,8 @@ class LiveMatch:
         if outer:
             action()
             return succeed(None)
+        if self.clocks is not None:
+            self.clocks.charge(actor)
         self._actor = actor
         try:
             action()
@@ -639,6 +660,8 @@ class LiveMatch:
             return
         self.paused = True
         self._cancel_claim()  # nobody's silence counts while the match waits
+        if self.clocks is not None:
+            self.clocks.halt()
         self._to_everyone(text.MATCH_WAITS)
         waiting, self._waiting = self._waiting, deque()
         for waiter in waiting:
@@ -672,6 +695,8 @@ class LiveMatch:
         for call in after:
             call()
         self._arm_claim()
+        if self.clocks is not None:
+            self.clocks.turn()
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -891,6 +916,25 @@ class LiveMatch:
     def resign(self, user: OnlineUser, kind: WinKind) -> Deferred[None]:
         events = self.rules.resign(self.index(user), kind)
         return self._run(user, lambda: self._events(events))
+
+    def lose_on_time(self, player: int) -> Deferred[None]:
+        """``player``'s reserve ran out (``fibsd.server.clocks``): he loses the match,
+        or with ``clock.on_timeout = "game"`` the game at the cube's value."""
+        return self._run(None, lambda: self._lost_on_time(player))
+
+    def _lost_on_time(self, player: int) -> None:
+        name = self.names[player]
+        self._say(player, [clock_text.YOU_LOST_ON_TIME], [clock_text.lost_on_time(name)],
+                  [clock_text.lost_on_time(name)])
+        user = self.user(player) or self.user(1 - player)
+        if user is not None and user.session.settings.clock.on_timeout == "game":
+            events = forfeit_game(self.rules, player)
+            if any(isinstance(e, MatchWon) for e in events):
+                self.ended = "time"  # the game lost on time was the match's last
+            self._events(events)
+        else:
+            self.ended = "time"
+            self._match_won(MatchWon(1 - player, self.rules.score))
 
     def bear_off(self, user: OnlineUser) -> Deferred[None] | None:
         """The ``off`` command: a greedy bear-off now; None when none is possible."""
@@ -1225,6 +1269,8 @@ class LiveMatch:
         db = self._db(leaver)
         counts_now = self._count_drop(player, dropped=departure is not None)
         revealed = self._reseed()
+        if self.clocks is not None:
+            self.clocks.halt()  # the saved match keeps its clocks as they are now
         saved = self._saved()
         self._close()
         staying = self.user(1 - player)
@@ -1387,6 +1433,8 @@ class LiveMatch:
         a, b = sorted(self.names)
         self.own_turn_drops = None
         revealed = self._reseed()
+        if self.clocks is not None:
+            self.clocks.halt()
         saved = SavedMatch(a, b, int(self.lobby.now()), self.to_record())
         self._close()
 

@@ -32,6 +32,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
 
 from fibsd.config import Settings
+from fibsd.rules.ending import ended
 from fibsd.store import FinishedMatch, Unavailable
 from fibsd.tournament import pairing as formats
 from fibsd.tournament.director import rounds_of
@@ -406,6 +407,7 @@ class WebFace(Resource):
             "rating_changes": {m.winner: m.winner_rating_change,
                                m.loser: m.loser_rating_change},
             "crawford_game": played.crawford_game,
+            "ended": ended(json.loads(m.record)),  # replay() read it: it is JSON
             "games": views.annotated_games(played.games, marks),
             "analysis": views.analysis_object(found),
             "tournament": (None if m.tournament is None

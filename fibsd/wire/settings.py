@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from fibsd.rules.clock import ClockSpec, InvalidClock, format_spec
+
 
 @dataclass(frozen=True)
 class Toggle:
@@ -262,6 +264,8 @@ def toggles_to_text(toggles: Mapping[str, bool], variables: Mapping[str, str]) -
     """The store's settings dict: ``toggle.<name>`` -> ``1``/``0``, ``set.<name>`` -> value."""
     text = {f"toggle.{name}": "1" if toggles[name] else "0" for name in TOGGLES}
     text.update({f"set.{name}": variables[name] for name in VARIABLES})
+    if "clock" in variables:  # kept apart from FIBS's listing (protocol/clock.md)
+        text["set.clock"] = variables["clock"]
     return text
 
 
@@ -289,6 +293,12 @@ def toggles_from_text(
         try:
             variables[name] = parse_variable(name, stored)
         except InvalidValue:
+            pass
+    clock = text.get("set.clock")
+    if clock is not None:
+        try:
+            variables["clock"] = format_spec(ClockSpec.parse(clock))
+        except InvalidClock:
             pass
     return toggles, variables
 

@@ -245,3 +245,43 @@ def test_a_double_offered_back_is_answered_as_a_redouble() -> None:
     player(ev.Doubles("bob", must_answer=True))  # bob beavers
     player(ev.Doubles("bob", must_answer=True))  # a later, ordinary double
     assert seen == [True, False] and len(protocol.sent) == 2
+
+
+def test_a_clocked_bot_sets_its_clock_before_it_invites() -> None:
+    player, protocol = bot(invite="bob", length=1, match_clock="1s+5s")
+    own_info(player)
+    player(ev.Information("saved", "alice has no saved games."))
+    assert protocol.sent[2:] == ["set clock 1s+5s", "invite bob 1"]
+
+
+class SlowBrain:
+    """A brain that would take its time: counts the decisions it was asked."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def play(self, *args: object) -> None:
+        self.asked += 1
+
+    def double(self, *args: object) -> bool:
+        self.asked += 1
+        return False
+
+
+def test_warned_that_its_clock_is_short_the_bot_decides_at_once() -> None:
+    brain = SlowBrain()
+    player, protocol = bot(brain=brain)
+    player(ev.NewMatch("bob", 5, you_joined=True))
+    player(board())
+    player(ev.RollOrDouble())
+    assert brain.asked == 1 and protocol.sent == ["roll"]
+    event = classify("** Your clock: 10 seconds of reserve left.")
+    assert event == ev.ClockWarning("Your clock: 10 seconds of reserve left.", 10)
+    player(event)
+    player(ev.YourTurnToMove())
+    player(board())
+    assert brain.asked == 1 and protocol.sent[-1] == "move 8-3 6-3"  # the heuristic's
+    player(ev.NewMatch("bob", 5, you_joined=True))  # a new match: no hurry
+    player(board())
+    player(ev.RollOrDouble())
+    assert brain.asked == 2

@@ -37,6 +37,8 @@ MATCH = [
      ("carol", "alice rolls 5 and 2."), ("carol", "board:*")),
     ("send", "alice", "board", ("alice", "board:*")),
     ("send", "bob", "pip", ("bob", "Your pip count is*")),
+    ("send", "bob", "clock", ("bob", "** This match has no clock.")),
+    ("send", "carol", "clock", ("carol", "** This match has no clock.")),
     ("send", "carol", "board", ("carol", "board:alice:bob:*")),
     ("send", "bob", "resign n", ("alice", "bob wants to resign.*"),
      ("carol", "bob wants to resign. alice will win 1 point.")),

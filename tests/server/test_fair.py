@@ -304,6 +304,7 @@ def test_adjudication_scores_rates_and_tells_both_at_login() -> None:
     assert [(f.winner, f.loser, f.length, f.winner_points, f.loser_points) for f in finished] == [
         ("alice", "bob", 5, 0, 0)]
     assert finished[0].loser_rating_change < 0 < finished[0].winner_rating_change
+    assert json.loads(finished[0].record)["ended"] == "adjudication"
     assert table.user("alice").rating == 1500 + finished[0].winner_rating_change
     table.clients["alice"].close()
     assert login_lines(table, "alice")[-1] == (

@@ -2,7 +2,8 @@
 matches, restarted on the same SQLite file, and every match is resumed and finished.
 
 Three pairs of CLIP bots play 1- to 3-point matches (they double and drop now and
-then, so cube and score move too).  Each round starts ``python -m fibsd`` on a loopback
+then, so cube and score move too), each on a clock (``CLOCK``, the server's default:
+every saved and finished record must hold it).  Each round starts ``python -m fibsd`` on a loopback
 port, logs the six bots in, has each pair resume its saved match (or start a new one
 when ``invite`` says there is none) and kills the server once the bots together have
 received a random number of boards (0: during the logins and invitations), or once
@@ -51,6 +52,9 @@ from fibsd.wire.board import Colour, parse_board, view_position
 from tests.helpers import Waits
 
 KILLS = 20
+# Every match runs on a clock (protocol/clock.md) generous enough that nobody loses on
+# time: the clocks are stored and resumed with each match like the rest of it.
+CLOCK = "30s+10m"
 WAIT = 30.0  # seconds any one wait may take before the drill fails
 PAIRS = (("anna", "bert"), ("cleo", "dirk"), ("emil", "fred"))
 REPO = Path(__file__).resolve().parents[2]
@@ -250,7 +254,8 @@ class Bot(Protocol):
 def write_config(path: Path, database: Path) -> Path:
     config = path / "drill.toml"
     config.write_text(f'database = "{database}"\nmotd = "{path / "motd.txt"}"\n'
-                      "[passwords]\ntime_cost = 1\nmemory_kib = 64\n")
+                      "[passwords]\ntime_cost = 1\nmemory_kib = 64\n"
+                      f'[clock]\ndefault = "{CLOCK}"\n')
     return config
 
 
@@ -290,6 +295,7 @@ def check_stored(database: Path, pairs: list[Pair]) -> None:
         for pair in pairs:
             saved = store.load_match(pair.inviter, pair.invitee)
             if saved is not None:
+                assert "clock" in json.loads(saved.record), saved.record
                 rolls = recorded_rolls(saved.record)
                 assert rolls[:len(pair.seen)] == pair.seen, (pair, rolls)
                 if not pair.known:  # started and stored before its first line went out
@@ -315,6 +321,7 @@ def reconcile(database: Path, pairs: list[Pair]) -> None:
             own = [m for m in store.finished_matches(pair.inviter)
                    if pair.invitee in (m.winner, m.loser)]
             assert len(own) == pair.starts, pair
+            assert all(json.loads(m.record)["clock"]["per_point"] == 600 for m in own), pair
             finished += own
         for pair in pairs:
             for name in (pair.inviter, pair.invitee):

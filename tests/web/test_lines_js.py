@@ -26,6 +26,7 @@ GAME = {
     ("durability", "game-unsaved"), ("watching", "now-watching"),
     ("fair", "claim-warning"), ("fair", "claimable"), ("fair", "you-claimed"),
     ("fair", "claimed-from-you"), ("grace", "grace-waits"), ("grace", "grace-back"),
+    ("clock", "clock-warning"), ("clock", "clock-you-lost"), ("clock", "clock-lost"),
 }
 NOT_GAME = {("play", name) for name in ("pip", "moves-score", "moves-players", "moves-entry")}
 
@@ -44,7 +45,7 @@ NOTICES = {
     ("admin", "bans-line"), ("admin", "admin-password-done"), ("admin", "rename-done"),
     ("admin", "delete-done"), ("admin", "reload-done"), ("admin", "shutdown-countdown"),
     ("admin", "shutdown-cancelled"), ("admin", "admin-log-empty"), ("admin", "admin-log-head"),
-    ("admin", "admin-log-line"),
+    ("admin", "admin-log-line"), ("clock", "invitation-clock"), ("clock", "clock-none"),
 } | {("chat", f"telnet-you-{verb}") for verb in ("tell", "say", "shout", "whisper", "kibitz")} \
   | {("chat", f"{what}-{on}") for what in ("gag", "blind") for on in ("on", "off")} \
   | {("settings", name) for name in (

@@ -351,7 +351,8 @@ async def test_the_pages_and_play_are_one_site(site: Web, browser: Browser,
     looks.append(await browser.script(LOOK))
     await browser.run(browser.driver.save_screenshot, str(shots / "site-ratings-desktop.png"))
     assert looks[0] == looks[1] == looks[2]
-    assert looks[0][2] == ["fibsd", "Play", "Who", "Ratings", "PR ladder", "Français"]
+    assert looks[0][2] == ["fibsd", "Play", "Who", "Ratings", "PR ladder", "Tournaments",
+                            "Français"]
 
 
 DICE = "return document.querySelectorAll('#board .dice.used').length"

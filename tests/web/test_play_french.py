@@ -82,7 +82,7 @@ async def test_play_in_french_then_switch_back_to_english(
     await browser.open(site.base + "/ratings")
     assert await browser.script("return document.documentElement.lang") == "fr"
     assert await browser.texts("header nav a") == [
-        "fibsd", "Jouer", "Qui est là", "Classement", "Classement PR", "English"]
+        "fibsd", "Jouer", "Qui est là", "Classement", "Classement PR", "Tournois", "English"]
     for path in ("/", "/ratings", "/players/alice", f"/matches/{match_ids[0]}", "/live/alice",
                  "/nothing"):
         await browser.open(site.base + path)
@@ -140,7 +140,7 @@ async def test_play_in_french_then_switch_back_to_english(
     assert await browser.script("return document.documentElement.lang") == "en"
     assert await text_of(browser, "#login") == "Log in"
     assert await browser.texts("header nav a") == ["fibsd", "Play", "Who", "Ratings", "PR ladder",
-                                                      "Français"]
+                                                      "Tournaments", "Français"]
     await browser.open(site.base + "/ratings")  # the browser still asks for French
     assert await browser.script("return document.documentElement.lang") == "en"
     assert (await browser.texts("h1")) == ["Ratings"]

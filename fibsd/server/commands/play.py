@@ -23,17 +23,19 @@ from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import maybeDeferred, succeed
 
+from fibsd.rules.clock import ClockSpec, format_spec
 from fibsd.rules.dice import SeededDice
 from fibsd.rules.errors import RulesError
 from fibsd.rules.events import WinKind
 from fibsd.server import grace
+from fibsd.server.clocks import chosen_clock
 from fibsd.server.commands import command, user_of
 from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby, on_login, on_logout
 from fibsd.server.match import LiveMatch, live_match
 from fibsd.server.ratelimit import allow
 from fibsd.wire import chat
-from fibsd.wire import fair_text
+from fibsd.wire import clock_text, fair_text
 from fibsd.wire import game_text as text
 
 if TYPE_CHECKING:
@@ -62,6 +64,7 @@ class Invitation:
     # A new match's server seed, drawn now so both players can see its commitment with
     # ``fairdice`` before joining (None for a resume, or when a test scripts the dice).
     server_seed: bytes | None = None
+    clock: ClockSpec | None = None  # the clock a join agrees to (protocol/clock.md)
     # (tournament id, round): an invitation the tournament director set up; the match it
     # starts is that round's (fibsd.tournament.director)
     tournament: tuple[int, int] | None = None
@@ -133,6 +136,10 @@ def invite(session: Session, rest: str) -> Any:
             return session.send(text.INVITE_BAD_LENGTH)
         if length > LONG_MATCH and user.experience < session.settings.rated_experience:
             return session.send(text.INVITE_TOO_LONG)
+    clock = chosen_clock(user) if length is not None else None
+    if clock is None and length and session.settings.clock.required_for_rated \
+            and session.settings.clock.enabled:
+        return session.send(clock_text.CLOCK_REQUIRED)
     if not allow(session, "invites_per_minute"):
         return session.send(text.INVITE_FLOOD)
     if target.session.not_reading():
@@ -146,13 +153,14 @@ def invite(session: Session, rest: str) -> Any:
         if length is None and saved is None:
             session.send(text.no_saved_match(target.name))
             return
-        lines = _invitation_lines(user.name, length, saved)
+        lines = _invitation_lines(user.name, length, saved, clock)
         if saved is not None and session.settings.fair.abandon_days > 0:
             # an invitation offers to resume the match the invitee may have left
             unattended(session.db.offer_resume(user.name), "offer_resume")
         seen = target.invitations_seen
-        confirmed = seen.get(user.name, length) == length
-        seen[user.name] = length
+        terms = (length, format_spec(clock))
+        confirmed = seen.get(user.name, terms) == terms
+        seen[user.name] = terms
         seed = None
         if length is not None and lobby.dice is None:
             # The same offer again keeps the commitment the invitee may have checked.
@@ -163,7 +171,7 @@ def invite(session: Session, rest: str) -> Any:
             else:
                 seed = lobby.draw_seed()
         lobby.invitations[user.name] = Invitation(user.name, target.name, length, confirmed,
-                                                  lobby.now(), seed)
+                                                  lobby.now(), seed, clock)
         session.send(text.you_invited(target.name, length))
         if target.away is not None:
             session.send(chat.is_away(target.name, target.away))
@@ -172,14 +180,18 @@ def invite(session: Session, rest: str) -> Any:
     return maybeDeferred(session.db.load_match, user.name, target.name).addCallback(send)
 
 
-def _invitation_lines(inviter: str, length: int | None,
-                      saved: SavedMatch | None) -> list[str]:
+def _invitation_lines(inviter: str, length: int | None, saved: SavedMatch | None,
+                      clock: ClockSpec | None) -> list[str]:
     """What the invitee reads: FIBS's invitation line, the warning when a new match
-    would replace a saved one, and ``Type 'join <inviter>' to accept.``"""
+    would replace a saved one, and ``Type 'join <inviter>' to accept.``; then, for a
+    match with a clock, the line with the clock (after FIBS's lines, which stay as
+    they are)."""
     lines = [text.invitation(inviter, length)]
     if length is not None and saved is not None:
         lines.append(text.saved_match_warning(LiveMatch.saved_length(saved.record)))
     lines.append(text.type_join(inviter))
+    if clock is not None and length is not None:
+        lines.append(clock_text.invitation_clock(clock, clock.reserve(length)))
     return lines
 
 
@@ -274,7 +286,8 @@ def join(session: Session, rest: str) -> Any:
         if not still_valid():
             session.send(text.didnt_invite(inviter.name))
             return None
-        live = LiveMatch.new(lobby, inviter, user, length, invitation.server_seed)
+        live = LiveMatch.new(lobby, inviter, user, length, invitation.server_seed,
+                             invitation.clock)
         live.tournament = invitation.tournament
         started = live.begin(inviter, user, resumed=False)  # its record replaces a saved one
         seed = _unrevealed_seed(saved)
@@ -317,7 +330,8 @@ def _restate(session: Session, invitation: Invitation) -> Any:
 
     def send(saved: SavedMatch | None) -> None:
         session.send(text.invitation_changed(invitation.inviter, invitation.length),
-                     *_invitation_lines(invitation.inviter, invitation.length, saved))
+                     *_invitation_lines(invitation.inviter, invitation.length, saved,
+                                        invitation.clock))
 
     if invitation.length is None:  # a resume replaces nothing: no warning to look up
         return send(None)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fibsd.rules.clock import ClockSpec, InvalidClock, format_spec
 from fibsd.server import tokens
+from fibsd.server.clocks import chosen_clock
 from fibsd.server.commands import command, user_of
 from fibsd.server.ratelimit import allow
 from fibsd.store import UserRecord
-from fibsd.wire import chat
+from fibsd.wire import chat, clock_text
 from fibsd.wire import settings as texts
 from fibsd.wire.input import PasswordProblem, password_problem
 
@@ -59,6 +61,8 @@ def set_variable(session: Session, rest: str) -> object:
     if not words:
         session.send(*texts.format_variable_listing(user.variables))
         return None
+    if words[0].lower() == "clock" and session.settings.clock.enabled:
+        return _set_clock(session, words[1:])
     name = texts.resolve_variable(words[0])
     if name is None:
         session.send(texts.INVALID_VARIABLE)
@@ -76,6 +80,26 @@ def set_variable(session: Session, rest: str) -> object:
         return None
     user.variables[name] = value
     session.send(texts.format_variable_set(name, value))
+    return user.save_settings()
+
+
+def _set_clock(session: Session, words: list[str]) -> object:
+    """``set clock [DELAY+RESERVE|off]``: apart from FIBS's variables, so that a bare
+    ``set`` lists exactly FIBS's (protocol/clock.md)."""
+    user = user_of(session)
+    if not words:
+        session.send(clock_text.clock_value(chosen_clock(user)))
+        return None
+    try:
+        spec = ClockSpec.parse(words[0])
+    except InvalidClock:
+        session.send(clock_text.CLOCK_USAGE)
+        return None
+    if not allow(session, "sets_per_minute"):
+        session.send(chat.command_flood("set"))
+        return None
+    user.variables["clock"] = format_spec(spec)
+    session.send(clock_text.clock_set(spec))
     return user.save_settings()
 
 

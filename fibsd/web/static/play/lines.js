@@ -34,7 +34,7 @@ const GAME = new RegExp("^(?:" + [
   "[A-Za-z_]+ has joined you\\.", "\\*\\* You are now playing", "\\*\\* Player \\S+ has (?:joined|left)",
   "\\*\\* You terminated", "\\*\\* \\S+ left the game; ", "\\*\\* \\S+ drops connection\\. The game",
   "turn: ", "match length: ",
-  "points for ", "\\*\\* Please act: ", "\\*\\* \\S+ has not acted for a while", "\\*\\* You claimed the match",
+  "points for ", "\\*\\* Your clock", "\\*\\* The clock of ", "\\*\\* Please act: ", "\\*\\* \\S+ has not acted for a while", "\\*\\* You claimed the match",
   "\\*\\* \\S+ claimed the match", "\\*\\* \\S+ lost the connection; the match waits ",
   "\\*\\* \\S+ is back; the match goes on",
 ].join("|") + ")");
@@ -53,7 +53,8 @@ const NOTICE = new RegExp("^\\*\\* (?:" + [
   "Reloaded the MOTD", "The server will (?:shut down|wrap)", "The shutdown was cancelled",
   "The admin log is empty", "Admin log:", "[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]{2} [0-9:]{8} [0-9]{4} ",
   "User \\S+ authenticated", "Last login:", "Please wait for \\S+ to join too",
-  "Your [0-9]+-point match with \\S+ (?:was adjudicated|ended while you were away)",
+  "Your [0-9]+-point match with \\S+ (?:was adjudicated|ended while you were away)", "With a clock: ",
+  "This match has no clock",
 ].join("|") + ")");
 
 // "game", "error" or "notice": where a line goes and how it looks.

@@ -12,6 +12,9 @@ import { animateMove, setSpeed, speedName } from "./animate.js";
 import { lang, loadCatalog, t } from "./i18n.js";
 import { say } from "./say.js";
 import {
+  CLOCK_RUNNING, CLOCK_STATE, CLOCK_STOPPED, NO_CLOCK, readState, reserveLeft, seconds, shown,
+} from "./clock.js";
+import {
   INVITATION, MOVES, OFFER, WAIT, ANSWERED, MATCH_END, STARTS, SAVED, DICE, CANT_MOVE,
   GAME_OVER, GAME_POINTS, SCORE, TO_ROLL, BOARDSTYLE, SAVED_HEADER, SAVED_ROW, ARCHIVE,
   kindOf,
@@ -45,6 +48,9 @@ const state = {
   archiveQuery: false, // asked `archive` for the match just finished: its number
   savedAsked: false, // the Saved matches button: an empty list is said in the chat
   invitedBy: "", // the sender of the last invitation (a saved match's warning follows it)
+  clock: null, // the match's clocks (clock.js), null: none known
+  clockAsked: 0, // `clock` commands sent for the board whose answers are still to come
+  noClock: false, // the match has no clock: not asked again until the next one starts
   leaving: false, // we said bye (or were replaced by another login): no reconnecting
   reconnecting: false, // the connection dropped and a token brings us back
 };
@@ -249,6 +255,7 @@ function onText(line) {
   let found;
   const where = document.body.dataset.state; // before this line changes it
   if (state.quiet.delete(line)) return; // our own settings at login
+  if (state.clockAsked && readClock(line)) return;
   if ((found = BOARDSTYLE.exec(line)) && state.settingUp) {
     state.settingUp = false;
     if (found[1] !== "3") force("set boardstyle 3", `set boardstyle ${found[1]}`,
@@ -264,9 +271,14 @@ function onText(line) {
   } else if (line.startsWith("WARNING: Don't accept if you want to continue") && state.invitedBy) {
     state.invitations.set(state.invitedBy, `${state.invitations.get(state.invitedBy)}. ${line}`);
     renderWho();
+  } else if (line.startsWith("** With a clock: ") && state.invitedBy) {
+    state.invitations.set(state.invitedBy, `${state.invitations.get(state.invitedBy)}. ${line.slice(3)}`);
+    renderWho();
   } else if (line.startsWith("Type 'join ") && line.endsWith("' to accept.")) {
     return;
   } else if (STARTS.test(line)) {
+    state.clock = null;
+    state.noClock = false;
     state.invitations.clear();
     state.matchOver = false;
     state.betweenGames = false;
@@ -439,12 +451,54 @@ function onBoard(line) {
     // One play only: made for the player (still to confirm if he asked for that).
     for (const s of forced || []) if (state.play) step(s.from, s.to, s.die);
   }
+  askClock();
   if (view.turn !== 0) state.betweenGames = false;
   else {
     state.offer = "";
     state.waiting = false;
   }
   renderBoard();
+}
+
+// -- the clocks (protocol/clock.md) -------------------------------------------------------
+
+function askClock() {
+  if (state.noClock || !["playing", "watching"].includes(document.body.dataset.state)) return;
+  state.clockAsked += 1;
+  send("clock");
+}
+
+// A line answering our `clock`: kept, not shown.
+function readClock(line) {
+  let found;
+  if ((found = CLOCK_STATE.exec(line))) {
+    state.clock = readState(found, Date.now());
+    return true;
+  }
+  if ((found = CLOCK_RUNNING.exec(line)) && state.clock) {
+    state.clock.running = { name: found[1], delay: seconds(found[2]) };
+  } else if (line === CLOCK_STOPPED && state.clock) {
+    state.clock.running = null;
+  } else if (line === NO_CLOCK || line === "** You're not playing.") {
+    state.clock = null;
+    state.noClock = line === NO_CLOCK;
+  } else {
+    return false;
+  }
+  state.clockAsked -= 1;
+  renderClocks();
+  return true;
+}
+
+function renderClocks() {
+  const view = state.view;
+  const me = view && (view.player === "You" ? state.me : view.player);
+  for (const [id, name] of [["top-clock", view && view.opponent], ["bottom-clock", me]]) {
+    const left = state.clock && name ? reserveLeft(state.clock, name, Date.now()) : null;
+    $(id).textContent = left === null ? "" : shown(left);
+    $(id).classList.toggle("running", !!(left !== null && state.clock.running
+                                         && state.clock.running.name === name));
+  }
 }
 
 // The points of "bob wins the game and gets 2 points.": the board before it still
@@ -959,6 +1013,7 @@ async function start() {
     // no catalog: the page's English stays, composed texts show their keys
   }
   $("login-form").addEventListener("submit", doLogin);
+  setInterval(renderClocks, 1000); // a running clock counts down between answers
   $("in-clear").hidden = !sendsInClear(location.protocol, location.hostname);
   $("logout").addEventListener("click", logOut);
   // Leaving the page logs out (a page kept for the Back button would keep the session).
