@@ -155,7 +155,7 @@ class InvitationTable(dict[str, Any]):
             dict.__setitem__(self, name, Invitation(
                 inviter, invitee, length, confirmed, sent,
                 bytes.fromhex(seed) if seed is not None else None,
-                (int(tag[0]), int(tag[1])) if tag is not None else None))
+                tournament=(int(tag[0]), int(tag[1])) if tag is not None else None))
 
 
 def _invitation_fields(invitation: Any) -> list[Any]:
