@@ -39,11 +39,12 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from fibsd.rules.clock import ClockSpec
 from fibsd.server.dbthread import OUTAGES, DatabaseStopped
 
 from fibsd.store.tournaments import PairingRecord, TournamentRecord
 from fibsd.tournament import pairing as formats
-from fibsd.wire import game_text
+from fibsd.wire import clock_text, game_text
 from fibsd.wire import tournament_text as text
 
 if TYPE_CHECKING:
@@ -387,12 +388,17 @@ class Director:
                 return
             if saved is not None and _saved_tag(saved.record) == tag:
                 terms: int | None = None  # resume the round's match where it stopped
+                clock = None  # a saved match keeps its own clocks
             else:
                 terms = length
+                clock = ClockSpec.parse(record.clock) if record.clock else None
+            lines = [game_text.invitation(first.name, terms), game_text.type_join(first.name)]
+            if clock is not None and terms is not None:  # after FIBS's lines, as ``invite``'s
+                lines.append(clock_text.invitation_clock(clock, clock.reserve(terms)))
             self.lobby.invitations[first.name] = self._invitation(
-                first.name, second.name, terms, sent=self.lobby.now(), tournament=tag)
-            self._tell([second.name], game_text.invitation(first.name, terms),
-                       game_text.type_join(first.name))
+                first.name, second.name, terms, sent=self.lobby.now(), clock=clock,
+                tournament=tag)
+            self._tell([second.name], *lines)
             self._flush()
 
         self.db.load_match(first.name, second.name).addCallback(set_up).addErrback(
