@@ -52,7 +52,7 @@ class Server(ServerProcess):
                     "motd": f'"{REPO / "config" / "motd.txt"}"',
                     "help_dir": f'"{REPO / "config" / "help"}"', **top}
         config.write_text("".join(f"{key} = {value}\n" for key, value in settings.items())
-                          + "[limits]\n"
+                          + "[bots]\nenabled = false\n[limits]\n"
                           + "".join(f"{key} = {value}\n" for key, value in limits.items()))
         self.log_path = directory / "server.log"
         self.log = open(self.log_path, "w")  # noqa: SIM115

@@ -340,7 +340,8 @@ def cluster_section(broker: str, node: str) -> str:
 def write_config(directory: Path, port: int, users: int, web_port: int = 0,
                  viewers: int = 0, extra: str = LOAD_ACCESS, database: Path | str = "",
                  name: str = "fibsd", tree: Path | None = None) -> Path:
-    """The server's config; ``extra`` is appended (TOML tables of other sections)."""
+    """The server's config; ``extra`` is appended (TOML tables of other sections).  No
+    resident bots: the figures are the load's alone (benchmarks/bots.py has theirs)."""
     config = directory / f"{name}.toml"
     known = (tree or REPO).joinpath("fibsd", "config.py").read_text()
     web = f"web_port = {web_port}\nweb_live_viewers = {max(viewers, 1)}\n"
@@ -356,6 +357,8 @@ help_dir = "{(tree or REPO) / 'config' / 'help'}"
 {web if "web_live_viewers" in known else ""}[limits]
 max_users = {users}
 shouts_per_minute = 100000
+[bots]
+enabled = false
 """ + extra)
     return config
 

@@ -38,6 +38,9 @@ from fibsd.store.opening import DatabaseUnavailable, is_postgres_url, masked, sh
 # What opening an unusable database raises (a directory that cannot be created, a file
 # that is not SQLite, one written by a newer fibsd, one that cannot be written, a
 # PostgreSQL server that refuses).
+# FIBSD_BOTS=off starts the server without its resident bots whatever the configuration
+# says: for a quick start while debugging, and for test suites that start many servers.
+NO_BOTS_VARIABLE = "FIBSD_BOTS"
 DATABASE_ERRORS = (OSError, sqlite3.Error, SchemaTooNew, WriteFailed, DatabaseUnavailable)
 
 
@@ -115,11 +118,19 @@ class _TournamentOptions(_Options, TournamentOptions):
     pass
 
 
+class BotsOptions(_Options):
+    longdesc = ("Run the site's resident bots ([bots] of the configuration) here, without "
+                "the server: their accounts are prepared in the configured database, and "
+                "they connect to [bots] server (default this machine) until Ctrl-C or "
+                "SIGTERM. Run the server itself with [bots] enabled = false then.")
+
+
 class Options(_Options):
     synopsis = ("[--config FILE] [--data-dir DIR] [--port N] [--database FILE] "
                 "[--interface ADDRESS] [--web-port N] [--cluster URL] [--log-file FILE] "
                 "[--log-format text|json] [--log-level LEVEL] "
-                "[backup FILE | admin ... | migrate ... | analyse ... | tournament create ...]")
+                "[backup FILE | admin ... | migrate ... | analyse ... | tournament create ... "
+                "| bots]")
     longdesc = ("A FIBS-compatible backgammon server. Settings: the shipped defaults, "
                 "then --config (a TOML file with the keys it changes), then these options.")
     optParameters = [
@@ -141,6 +152,7 @@ class Options(_Options):
         ["migrate", None, MigrateOptions, "copy a SQLite site into PostgreSQL, verified"],
         ["analyse", None, AnalyseOptions, "run an analysis worker (GNU Backgammon)"],
         ["tournament", None, _TournamentOptions, "create a tournament, print its number"],
+        ["bots", None, BotsOptions, "run the resident bots of the configuration, here"],
     ]
 
     def settings(self) -> Settings:
@@ -154,6 +166,8 @@ class Options(_Options):
             overrides["web_port"] = self["web-port"]
         if self["cluster"] is not None:
             overrides["cluster.url"] = self["cluster"]
+        if os.environ.get(NO_BOTS_VARIABLE, "").lower() == "off":
+            overrides["bots.enabled"] = False
         return load_settings(Path(config) if config else None, overrides)
 
 
@@ -212,7 +226,23 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"fibsd: cannot open the log file: {error}", file=sys.stderr)
         return 2
+    if options.subCommand == "bots":
+        return _bots(settings, log_stream, options["log-format"], level)
     return _serve(settings, log_stream, options["log-format"], level)
+
+
+def _bots(settings: Settings, log_stream: IO[str], log_format: str, level: Any) -> int:
+    from twisted.logger import globalLogBeginner
+
+    from fibsd.operator_log import observer
+    from fibsd.residents.service import run_bots
+
+    globalLogBeginner.beginLoggingTo([observer(log_stream, log_format, level)])
+    try:
+        return run_bots(settings)
+    except DATABASE_ERRORS as error:
+        print(_cannot_open(settings, error), file=sys.stderr)
+        return 2
 
 
 def _serve(settings: Settings, log_stream: IO[str], log_format: str, level: Any) -> int:

@@ -47,7 +47,8 @@ SERVER_ONLY = ("alert", "kick", "reload", "shutdown")
 
 class AdminOptions(usage.Options):
     synopsis = ("ban <name|address> [<n>m|<n>h|<n>d|forever] [reason] | unban <name|address> | "
-                "bans | password <name> | rename <name> <new name> | delete <name> | log [n]")
+                "bans | password <name> | rename <name> <new name> | delete <name> | log [n] | "
+                "bot <name> yes|no")
     longdesc = ("Administer the database of a stopped or running server (the one "
                 "--config/--data-dir/--database select). `password` reads the new password "
                 "from the terminal, or one line of standard input. `rename` and `delete` "
@@ -206,7 +207,20 @@ def log(store: Store, settings: Settings, words: list[str], stdin: TextIO) -> st
         "The admin log is empty.")
 
 
+def bot(store: Store, settings: Settings, words: list[str], stdin: TextIO) -> str:
+    """Mark an account as played by a program, or not (fibsd/server/commands/bots.py)."""
+    if len(words) != 2 or words[1].lower() not in ("yes", "no"):
+        raise AdminUsage("usage: admin bot <name> yes|no")
+    name, value = words[0], words[1].lower() == "yes"
+    try:
+        store.set_bot(name, value)
+    except UnknownUser:
+        raise AdminUsage(f"There is no user {name}.") from None
+    _record(store, "bot", name, words[1].lower())
+    return f"{name} is {'now' if value else 'no longer'} marked as a bot."
+
+
 OPERATIONS: dict[str, Operation] = {
     "ban": ban, "unban": unban, "bans": bans, "password": password, "rename": rename,
-    "delete": delete, "log": log,
+    "delete": delete, "log": log, "bot": bot,
 }

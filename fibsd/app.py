@@ -25,6 +25,7 @@ from twisted.python.failure import Failure
 from fibsd.analysis.supervisor import AnalysisService
 from fibsd.collector import ScheduledCollection
 from fibsd.config import PasswordCost, Settings
+from fibsd.residents.service import Residents
 from fibsd.server import passwords
 from fibsd.server.analysis_notice import tell_ready
 from fibsd.server.access import (
@@ -172,6 +173,10 @@ class FibsService(MultiService):
                                 self.shared.refusals, network, logged_in)
         self.web_port: IListeningPort | None = None
         self.proxied: list[ProxyHeaderFactory] = []  # with access.proxy_protocol
+        # Resident bots (fibsd/residents/): processes that log in once the port listens.
+        bots = settings.bots
+        self.residents = (Residents(settings, self.db, self.shared.passwords, reactor)
+                          if bots.enabled and bots.resident else None)
         # A cluster of nodes over a broker (fibsd/cluster/), only with ``--cluster``.
         self.cluster: Any = None
         if settings.cluster.url:
@@ -309,6 +314,8 @@ class FibsService(MultiService):
         self.abandonment.start()
         if self.cluster is not None:
             self.cluster.start(int(getattr(address, "port", self.settings.port)))
+        if self.residents is not None:
+            self.residents.start(int(getattr(address, "port", self.settings.port)))
         self.listening.callback(port)
 
     def _cannot_listen(self, failure: Failure) -> None:
@@ -372,6 +379,8 @@ class FibsService(MultiService):
              problems="".join(f"; {each}" for each in problems))
 
     async def _stop(self) -> None:
+        if self.residents is not None:  # they leave before the goodbyes
+            await self.residents.stop()
         self.abandonment.stop()
         self.shared.tournaments.stop()
         await self.analysis.stopService()

@@ -31,6 +31,7 @@ from typing import Any, get_type_hints
 
 from fibsd.rules.clock import ClockSpec, InvalidClock
 from fibsd.store.opening import is_postgres_url, shown
+from fibsd.wire.input import reserved_name
 
 # Paths that, when relative, are relative to ``data_dir`` rather than to their file.
 DATA_PATHS = frozenset({"database"})
@@ -371,6 +372,111 @@ class Cluster:
     tls_key: str = checked("", absolute_or_empty)
 
 
+# The strengths a resident bot may play at: the heuristic brain's one, then GNU
+# Backgammon's own predefined levels, weakest first (fibsd/residents/levels.py).
+HEURISTIC_STRENGTH = "heuristic"
+GNUBG_STRENGTHS = ("beginner", "casual", "intermediate", "advanced", "expert", "worldclass",
+                   "supremo", "grandmaster")
+MAX_BOT_LENGTH = 99
+
+
+@dataclass(frozen=True)
+class ResidentBot:
+    """One ``[[bots.resident]]`` entry: an account the server plays with a program."""
+
+    name: str
+    brain: str = "heuristic"  # heuristic | gnubg
+    strength: str = HEURISTIC_STRENGTH  # for gnubg: one of GNUBG_STRENGTHS
+    lengths: tuple[int, ...] = (1, 3, 5, 7)  # match lengths it accepts
+    at_once: int = 1  # matches at once: accounts name, name_b, name_c ...
+
+    def accounts(self) -> tuple[str, ...]:
+        """The account names it plays as (a FIBS account plays one match at a time;
+        names have no digits, so further ones take a letter)."""
+        return (self.name, *(f"{self.name}_{chr(ord('a') + n)}" for n in range(1, self.at_once)))
+
+
+_BOT_KEYS = {"name", "brain", "strength", "lengths", "at_once"}
+
+
+def resident_bots(raw: Any, name: str) -> tuple[ResidentBot, ...]:
+    """The ``[[bots.resident]]`` tables as ResidentBots; ConfigError names the entry."""
+    if not isinstance(raw, list) or not all(isinstance(item, Mapping) for item in raw):
+        raise ConfigError(name, "must be an array of tables ([[bots.resident]])")
+    bots: list[ResidentBot] = []
+    seen: set[str] = set()
+    for number, table in enumerate(raw, start=1):
+        where = f"{name}[{number}]"
+        unknown = sorted(set(table) - _BOT_KEYS)
+        if unknown:
+            raise ConfigError(f"{where}.{unknown[0]}", "unknown key")
+        bot = ResidentBot(name="")
+        values: dict[str, Any] = {}
+        for key in ("name", "brain", "strength"):
+            value = table.get(key, getattr(bot, key))
+            if not isinstance(value, str):
+                raise ConfigError(f"{where}.{key}", f"must be a string, not {value!r}")
+            values[key] = value
+        problem = user_names((values["name"],)) if values["name"] else "every bot needs a name"
+        if problem is None and len(values["name"]) > 18:
+            problem = f"{values['name']!r} is longer than 18 letters"
+        if problem is None and reserved_name(values["name"]):
+            problem = f"{values['name']!r} is a name no account may have (protocol/access.md)"
+        if problem is not None:
+            raise ConfigError(f"{where}.name", problem)
+        brain = values["brain"]
+        if brain not in ("heuristic", "gnubg"):
+            raise ConfigError(f"{where}.brain", f"must be 'heuristic' or 'gnubg', not {brain!r}")
+        if brain == "gnubg" and "strength" not in table:
+            values["strength"] = "expert"
+        strengths = GNUBG_STRENGTHS if brain == "gnubg" else (HEURISTIC_STRENGTH,)
+        if values["strength"] not in strengths:
+            raise ConfigError(f"{where}.strength", f"the {brain} brain plays at "
+                              f"{', '.join(map(repr, strengths))}, not {values['strength']!r}")
+        lengths = table.get("lengths", bot.lengths)
+        if (not isinstance(lengths, (list, tuple)) or not lengths
+                or not all(isinstance(n, int) and not isinstance(n, bool)
+                           and 1 <= n <= MAX_BOT_LENGTH for n in lengths)):
+            raise ConfigError(f"{where}.lengths", "must be a non-empty list of match lengths "
+                              f"from 1 to {MAX_BOT_LENGTH}, not {lengths!r}")
+        at_once = table.get("at_once", bot.at_once)
+        if not isinstance(at_once, int) or isinstance(at_once, bool) or not 1 <= at_once <= 26:
+            raise ConfigError(f"{where}.at_once", f"must be a whole number from 1 to 26, "
+                              f"not {at_once!r}")
+        entry = ResidentBot(lengths=tuple(sorted(set(lengths))), at_once=at_once, **values)
+        clash = seen.intersection(n.lower() for n in entry.accounts())
+        if clash:
+            raise ConfigError(f"{where}.name", f"a second bot plays as {sorted(clash)[0]!r}")
+        seen.update(n.lower() for n in entry.accounts())
+        bots.append(entry)
+    return tuple(bots)
+
+
+DEFAULT_BOTS = (
+    ResidentBot("GnubgExpert", brain="gnubg", strength="expert"),
+    ResidentBot("HeuristicBot", brain="heuristic", strength=HEURISTIC_STRENGTH),
+)
+
+
+@dataclass(frozen=True)
+class Bots:
+    """Resident bots: programs the server starts, supervises and stops (fibsd/residents/)."""
+
+    enabled: bool = True
+    # Where the bots connect: "" is this server over the loopback (127.0.0.1 and its
+    # own port); `fibsd bots` on another machine sets the server's address.
+    server: str = ""
+    port: int = checked(0, between(0, 65535))  # 0: the server's own port
+    restart_min_seconds: int = checked(1, between(1, 3600))
+    restart_max_seconds: int = checked(300, between(1, 86400))
+    stable_seconds: int = checked(60, between(1, 86400))  # a run this long resets the backoff
+    gnubg: str = ""  # the gnubg program ("": gnubg on PATH or in /usr/games)
+    # The web ladder: bots ranked with people ("together") or in a list of their own
+    # ("apart"); the telnet `ratings` list stays FIBS's, everyone together.
+    ladder: str = checked("apart", one_of("apart", "together"))
+    resident: tuple[ResidentBot, ...] = DEFAULT_BOTS
+
+
 @dataclass(frozen=True)
 class Settings:
     interface: str = "0.0.0.0"
@@ -403,6 +509,7 @@ class Settings:
     db: Db = field(default_factory=Db)
     analysis: Analysis = field(default_factory=Analysis)
     tournaments: Tournaments = field(default_factory=Tournaments)
+    bots: Bots = field(default_factory=Bots)
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:
@@ -426,6 +533,8 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any]) -> Settings:
     if cluster.url and not (cluster.secret or cluster.secret_file):
         raise ConfigError("cluster.secret", "a cluster needs a shared secret: set [cluster] "
                           "secret or secret_file, the same on every node (docs/cluster.md)")
+    if settings.bots.restart_max_seconds < settings.bots.restart_min_seconds:
+        raise ConfigError("bots.restart_max_seconds", "must not be below restart_min_seconds")
     if isinstance(settings.database, Path) and not settings.database.is_absolute():
         settings = replace(settings, database=_absolute(settings.data_dir, settings.database))
     tls = settings.tls
@@ -523,4 +632,6 @@ def _convert(name: str, wanted: Any, raw: Any, base: Path) -> Any:
         if isinstance(raw, (list, tuple)) and all(isinstance(item, str) for item in raw):
             return tuple(raw)
         raise ConfigError(name, f"must be a list of strings, not {raw!r}")
+    if wanted == tuple[ResidentBot, ...]:
+        return resident_bots(raw, name)
     raise AssertionError(f"no conversion for {name}: {wanted}")

@@ -4,9 +4,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import os
+
 import pytest
 
 from fibsd.store.sqlite import SQLiteStore
+
+# Servers these tests start as processes run without resident bots (fibsd/__main__.py):
+# they would log in, add log lines and accounts, and keep passwords in the home
+# directory.  tests/residents/ starts them on purpose.
+os.environ["FIBSD_BOTS"] = "off"
 
 if TYPE_CHECKING:
     from tests.postgres_server import PostgresServer

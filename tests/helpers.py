@@ -89,11 +89,12 @@ class CheapPasswords:
 def make_settings(**overrides: Any) -> Settings:
     """The repository's config/fibsd.toml with dotted-key overrides; the web face is
     off unless asked for (a test that wants it listens on a port of its own choosing,
-    never on the shared default 8080), and so are analysis workers (a test that wants
-    them sets ``analysis.workers``).  A dropped connection saves its match at once,
-    as on FIBS (``pace.drop_grace = 0``), unless a test asks for the grace
-    (tests/server/test_grace.py)."""
-    return load_settings(CONFIG, {"web_port": 0, "analysis.workers": 0, "pace.drop_grace": 0,
+    never on the shared default 8080), and so are the resident bots and the analysis
+    workers (a test that wants them says ``bots.enabled`` or sets ``analysis.workers``).
+    A dropped connection saves its match at once, as on FIBS (``pace.drop_grace = 0``),
+    unless a test asks for the grace (tests/server/test_grace.py)."""
+    return load_settings(CONFIG, {"web_port": 0, "bots.enabled": False, "analysis.workers": 0,
+                                  "pace.drop_grace": 0,
                                   **overrides})
 
 

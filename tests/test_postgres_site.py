@@ -197,9 +197,10 @@ def test_migrate_copies_a_site_verified(tmp_path: Path, postgres_url: str) -> No
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         "admin_log: 1 rows", "analysis_done: 0 rows", "bans: 1 rows",
-        "finished_matches: 3 rows", "registrations: 1 rows", "users: 4 rows",
-        "analyses: 0 rows", "departures: 1 rows", "messages: 2 rows", "notices: 1 rows",
-        "saved_matches: 1 rows", "session_tokens: 0 rows", "settings: 3 rows",
+        "finished_matches: 3 rows", "registrations: 1 rows", "tournaments: 0 rows",
+        "users: 4 rows", "analyses: 0 rows", "departures: 1 rows", "messages: 2 rows",
+        "notices: 1 rows", "saved_matches: 1 rows", "session_tokens: 0 rows",
+        "settings: 3 rows", "tournament_entries: 0 rows", "tournament_pairings: 0 rows",
         "analysis_players: 0 rows",
         f"ratings checksum {checksum}: equal",
         f"fibsd: copied {database} to {postgres_url}, verified"]

@@ -858,6 +858,9 @@ async def run(reactor: Any, options: argparse.Namespace, bot: Bot | None = None)
     if options.register:
         try:
             await online(register=True)
+            # A new account says it is a bot while it has played no match
+            # (protocol/bots.md): whois, the web and tournaments tell it from people.
+            bot.send("set bot yes")
         except RegistrationFailed as error:
             if isinstance(error.event, ev.NameTaken):
                 log.info("the account {name} exists already: logging in", name=options.name)

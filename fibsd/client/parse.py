@@ -255,6 +255,10 @@ STAR_RULES: tuple[Rule, ...] = (
     *_toggle_rules(),
     _rule(r"^(?P<text>\* *[0-9]+ +@ +[0-9]+\.[0-9]+ +[0-9]+)$", ev.Information, kind="ratings"),
     _rule(r"^(?P<text>\*\*@ +(?:[0-9]+|unlimited) +[0-9]+ +- +[0-9]+)$", ev.Information, kind="saved"),
+    # `set bot` answers an account's own choice: information, never a refusal of
+    # something else the bot is waiting for (protocol/bots.md)
+    _rule(r"^\*\* (?P<text>This account is (?:now |no longer |not )?marked as a bot\.)$",
+          ev.Information, kind="bot"),
     _rule(r"^\*\* (?P<text>With a clock: .*)$", ev.InvitationClock),
     _rule(r"^\*\* (?P<text>Your clock: (?P<seconds>[0-9]+) seconds of reserve left\.)$",
           ev.ClockWarning),
@@ -401,7 +405,7 @@ TEXT_RULES: tuple[Rule, ...] = (
     _rule(r"^(?P<text>Information about @:?|  Last login: .*|  Last logout: .*|  Not logged in right now\."
           r"|  Still logged in\..*|  @ is (?:playing with|watching|ready to play|not ready).*"
           r"|  Rating: +[0-9]+\..*|  Email address: .*|  No email address\.|No information found on user.*"
-          r"|  Abandoned matches: [0-9]+ of [0-9]+ .*)$",
+          r"|  Abandoned matches: [0-9]+ of [0-9]+ .*|  Bot: a program plays this account.*)$",
           ev.Information, kind="whois"),
     _rule(r"^(?P<text>fairdice: .*)$", ev.Information, kind="fairdice"),
     _rule(r"^(?P<text>(?:    )?clock: .*)$", ev.Information, kind="clock"),

@@ -35,7 +35,8 @@ To one node (a "broadcast" item is put in every known node's message):
   ``["m", player, on]``  (broadcast) a match with ``player`` began (1) or ended (0) on
                        the sender: his match commands go there.
   ``["inv", inviter, invitation]``  (broadcast) an invitation made (``[inviter, invitee,
-                       length, confirmed, sent, seed hex]``) or dropped (None); every
+                       length, confirmed, sent, seed hex, [tournament, round] or
+                       None]``: a tournament director's, on any node) or dropped (None); every
                        node keeps a copy (for ``fairdice``), ``join`` acts on the
                        inviter's node.
   ``["q", n, kind]`` / ``["a", n, answer]``  a question to every node and its answers
@@ -48,6 +49,8 @@ To one node (a "broadcast" item is put in every known node's message):
   ``["rl", name, {key: tokens}]``  (broadcast) the user left the sender (logged out, or
                        in again on another node): his rate-limit buckets that are not
                        full (fibsd.server.ratelimit); each node keeps the lower level.
+  ``["tr", tournament]``  (broadcast) a match of that tournament ended on the sender,
+                       its result stored: the node driving it reads it again now.
   ``["lf", address, account]``  (broadcast) a failed login on the sender: every node's
                        login throttle counts it (fibsd.server.access).
   ``["f", name, command, rest, n]``  run ``command`` for ``name`` (a user of the
@@ -92,6 +95,7 @@ def snapshot(user: OnlineUser) -> dict[str, Any]:
         "g": sorted(user.gagged), "bl": sorted(user.blinded), "w": user.watching,
         "p": user.playing, "r": user.rating, "x": user.experience, "e": user.address,
         "dt": user.dice_text, "wf": list(user.awaits), "i": user.last_active,
+        "b": user.bot,
     }
 
 
@@ -107,7 +111,8 @@ def changes(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
 
 # The state fields that are one attribute each, set as they come.
 _ATTRIBUTES = {"a": "away", "p": "playing", "r": "rating", "x": "experience",
-               "e": "address", "dt": "dice_text", "wf": "awaits", "i": "last_active"}
+               "e": "address", "dt": "dice_text", "wf": "awaits", "i": "last_active",
+               "b": "bot"}
 
 
 def apply(user: OnlineUser, fields: dict[str, Any]) -> None:

@@ -150,16 +150,23 @@ class InvitationTable(dict[str, Any]):
         if fields is None:
             dict.pop(self, name, None)
         else:
-            inviter, invitee, length, confirmed, sent, seed = fields
+            inviter, invitee, length, confirmed, sent, seed, *rest = fields
+            tag = rest[0] if rest else None  # a node of before tournaments sends none
             dict.__setitem__(self, name, Invitation(
                 inviter, invitee, length, confirmed, sent,
-                bytes.fromhex(seed) if seed is not None else None))
+                bytes.fromhex(seed) if seed is not None else None,
+                tournament=(int(tag[0]), int(tag[1])) if tag is not None else None))
 
 
 def _invitation_fields(invitation: Any) -> list[Any]:
+    """An invitation as ``inv`` carries it; a tournament's keeps its (id, round), so
+    that ``join`` on the inviter's node starts that round's match whichever node's
+    director set it up."""
     seed = invitation.server_seed
+    tag = invitation.tournament
     return [invitation.inviter, invitation.invitee, invitation.length, invitation.confirmed,
-            invitation.sent, seed.hex() if seed is not None else None]
+            invitation.sent, seed.hex() if seed is not None else None,
+            list(tag) if tag is not None else None]
 
 
 class ClusterNode:
@@ -205,8 +212,9 @@ class ClusterNode:
             "in": self._login, "out": self._logout, "st": self._state, "m": self._match,
             "d": self._deliveries, "f": self._forwarded, "done": self._done,
             "inv": self._invitation, "q": self._question, "a": self._answer,
-            "rl": self._limits, "lf": self._login_failed,
+            "rl": self._limits, "lf": self._login_failed, "tr": self._tournament_result,
         }
+        self.lobby.result_hooks.append(self._result)
         services.throttle.observers.append(
             lambda address, account: self.broadcast(["lf", address, account]))
 
@@ -588,6 +596,19 @@ class ClusterNode:
 
     def _limits(self, sender: str, name: str, tokens: dict[str, float]) -> None:
         adopt(self.lobby, name, tokens, self.services.settings)
+
+    def _result(self, finished: Any) -> None:
+        """A tournament match ended here: the node driving its tournament acts on it at
+        once, not at its next look."""
+        if getattr(finished, "tournament", None) is not None:
+            self.broadcast(["tr", finished.tournament])
+
+    def _tournament_result(self, sender: str, tournament: int) -> None:
+        if not isinstance(tournament, int):
+            raise Dropped("malformed")
+        director = self.services.tournaments
+        if director is not None:
+            director.stored_elsewhere(tournament)
 
     def _login_failed(self, sender: str, address: str, account: str) -> None:
         self.services.throttle.failed_elsewhere(address, account)

@@ -114,6 +114,12 @@ def verify_password(password: str, hashed: str) -> Deferred[bool]:
     return _in_pool(_verify, password, hashed)
 
 
+def verify_password_now(password: str, hashed: str) -> bool:
+    """``verify_password`` on the calling thread (the resident bots' accounts, prepared
+    on the database thread or by ``fibsd bots``)."""
+    return _verify(password, hashed)
+
+
 def needs_rehash(hashed: str, cost: PasswordCost = DEFAULT_COST) -> bool:
     """Whether ``hashed`` was made with other parameters than ``cost`` (cheap)."""
     return bool(_hasher(cost).needs_update(hashed))

@@ -32,6 +32,7 @@ class OnlineUser:
     rating: float
     experience: int
     address: str = ""
+    bot: bool = False  # the account is marked as played by a program (issue 24)
     shown_host: str = "-"  # the address as others see it (``privacy.show_addresses``)
     away: str | None = None
     gagged: set[str] = field(default_factory=set)
@@ -76,7 +77,7 @@ class OnlineUser:
             name=record.name, record=record, session=session, login_time=login_time,
             host=host, client=client, toggles=toggles, variables=variables,
             rating=record.rating, experience=record.experience, address=record.address,
-            last_active=now, shown_host=host if shown_host is None else shown_host,
+            bot=record.bot, last_active=now, shown_host=host if shown_host is None else shown_host,
         )
 
     @property

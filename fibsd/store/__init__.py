@@ -75,6 +75,9 @@ class UserRecord:
     experience: int = INITIAL_EXPERIENCE
     address: str = ""  # the e-mail address set with `address`
     settings: dict[str, str] = field(default_factory=dict)  # toggles and `set` variables, as text
+    # played by a program (a resident bot, or one marked by an admin or at its
+    # registration): whois, the web, the ladder and tournaments tell it from people
+    bot: bool = False
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,14 @@ class Store(Protocol):
         ...
 
     def set_rating(self, name: str, rating: float, experience: int) -> None: ...
+
+    def set_bot(self, name: str, bot: bool) -> None:
+        """Mark the account as played by a program, or not; ``UnknownUser``."""
+        ...
+
+    def bot_names(self) -> set[str]:
+        """The names of the accounts marked as bots."""
+        ...
 
     def ratings(self) -> list[tuple[str, float, int]]:
         """Every account as (name, rating, experience): best rating first; ties by

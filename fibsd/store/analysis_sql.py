@@ -1,4 +1,4 @@
-"""The analysis queue and its results in SQL (migration 6, protocol/analysis.md).
+"""The analysis queue and its results in SQL (migration 7, protocol/analysis.md).
 
 A mixin of ``fibsd.store.sql.SQLStore``: the same statements on SQLite and PostgreSQL,
 through the store's ``_transaction``/``_all``/``_one`` and two dialect hooks,

@@ -163,9 +163,8 @@ def migrate_5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def migrate_8(conn: sqlite3.Connection) -> None:
-    """Web session tokens, hashed (fibsd.store.tokens; issue 23's number 8, whatever
-    its place in this tuple once the migrations of the same session are merged)."""
+def migrate_6(conn: sqlite3.Connection) -> None:
+    """Web session tokens, hashed (fibsd.store.tokens)."""
     for statement in (
         """CREATE TABLE session_tokens (
             token_hash TEXT PRIMARY KEY,
@@ -179,13 +178,12 @@ def migrate_8(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def migrate_6(conn: sqlite3.Connection) -> None:
+def migrate_7(conn: sqlite3.Connection) -> None:
     """Engine analysis of finished matches (protocol/analysis.md): the durable job
     queue and its results in ``analyses`` (one row per match: state, lease, the marks
     as JSON), each player's summary in ``analysis_players`` (the profile and the PR
     ladder read it by name), and ``analysis_done``, the order results were kept in (the
-    server's poll for the ready notices).  Issue 22's number 6, whatever its place in
-    this tuple once the migrations of the same session are merged."""
+    server's poll for the ready notices)."""
     for statement in (
         """CREATE TABLE analyses (
             match_id INTEGER PRIMARY KEY REFERENCES finished_matches (id) ON DELETE CASCADE,
@@ -230,7 +228,7 @@ def migrate_6(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def migrate_9(conn: sqlite3.Connection) -> None:
+def migrate_8(conn: sqlite3.Connection) -> None:
     """Tournaments (issue 25): each with its entries and its rounds' pairings, and the
     tournament and round a finished match was played for.  A tournament's state moves
     in the transaction that stores the result moving it (``fibsd.store.tournaments``);
@@ -283,8 +281,14 @@ def migrate_9(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def migrate_9(conn: sqlite3.Connection) -> None:
+    """Accounts played by a program are marked (``bot``: 1), so that whois, the web
+    face, the ladder and tournaments can tell them from people."""
+    conn.execute("ALTER TABLE users ADD COLUMN bot INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: tuple[Migration, ...] = (migrate_1, migrate_2, migrate_3, migrate_4, migrate_5,
-                                     migrate_8, migrate_6, migrate_9)
+                                     migrate_6, migrate_7, migrate_8, migrate_9)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

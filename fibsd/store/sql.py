@@ -64,7 +64,7 @@ Cursor = Any  # a sqlite3 or psycopg cursor: ``execute`` returns one to fetch fr
 
 _USER_COLUMNS = (
     "id, name, password_hash, created, last_login, last_host, last_logout,"
-    " rating, experience, address"
+    " rating, experience, address, bot"
 )
 _MATCH_COLUMNS = (
     "winner, loser, length, winner_points, loser_points, finished, record,"
@@ -212,6 +212,7 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, TournamentQueries, AB
             experience=row[8],
             address=row[9],
             settings=settings,
+            bot=bool(row[10]),
         )
 
     def name_taken(self, name: str) -> bool:
@@ -243,6 +244,12 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, TournamentQueries, AB
 
     def set_rating(self, name: str, rating: float, experience: int) -> None:
         self._update_user(name, "rating = ?, experience = ?", (rating, experience))
+
+    def set_bot(self, name: str, bot: bool) -> None:
+        self._update_user(name, "bot = ?", (bool(bot),))
+
+    def bot_names(self) -> set[str]:
+        return {name for (name,) in self._all("SELECT name FROM users WHERE bot = ?", (True,))}
 
     def save_settings(self, name: str, settings: Mapping[str, str]) -> None:
         with self._transaction() as cursor:

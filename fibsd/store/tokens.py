@@ -6,7 +6,7 @@ logs no one in.  Each belongs to an account by id (deleted with it), has an expi
 an account keeps at most ``keep`` of them, the newest; every new token purges the
 expired ones of everyone, so the table holds at most the live ones and those of the
 last few minutes.  A token is stored (again) only while the account's password hash is
-the one its session logged in with, so no revoked token comes back.  The queries are the same on SQLite and PostgreSQL (migration 8 in
+the one its session logged in with, so no revoked token comes back.  The queries are the same on SQLite and PostgreSQL (migration 6 in
 ``migrations`` and ``postgres_migrations``).
 """
 

@@ -1,8 +1,11 @@
 """The director: drives every tournament this node holds the lease of, from its stored state.
 
 It keeps nothing that a restart would need: each look (every ``tick_ms``, and at once
-after a tournament match's result) reads the tournament from the store and does what the
-state calls for, with writes that check the state they change from:
+after a tournament match's result) does what the stored state calls for, with writes
+that check the state they change from.  A running tournament's record, entries and
+pairings are cached between looks while every undecided pairing is under way here
+(or its result being stored); its own writes, a result told here, a lease taken and a
+pairing not under way make it read the store again:
 
 * an open tournament starts when full (``start_at`` None) or at ``start_at``: the
   entries still with an account are seeded by their rating now, round 1 is paired
@@ -36,11 +39,12 @@ from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from fibsd.rules.clock import ClockSpec
 from fibsd.server.dbthread import OUTAGES, DatabaseStopped
 
 from fibsd.store.tournaments import PairingRecord, TournamentRecord
 from fibsd.tournament import pairing as formats
-from fibsd.wire import game_text
+from fibsd.wire import clock_text, game_text
 from fibsd.wire import tournament_text as text
 
 if TYPE_CHECKING:
@@ -84,6 +88,7 @@ class Director:
         # play.Invitation, handed in by fibsd.app so that this room imports no command
         self._invitation = invitation
         self._call: IDelayedCall | None = None
+        self._running = False
         self._busy: set[int] = set()
         self._again: set[int] = set()
         # pairings seen live (or this director's start): their deadline counts from then
@@ -95,18 +100,28 @@ class Director:
         # pairs whose tournament match has ended here (tournament, round, players): a
         # look that read the pairing before its result was stored must not invite again
         self._decided: set[tuple[int, int, frozenset[str]]] = set()
+        # Running tournament -> (record, entries, pairings) as last read: a look with
+        # every pairing under way (or ending) here reads nothing.  Dropped before each
+        # write of this director, at each result told here, each lease taken and
+        # whenever an undecided pairing is not under way here; the store stays the truth.
+        self._cache: dict[int, tuple[TournamentRecord, list[tuple[str, float]],
+                                     list[PairingRecord]]] = {}
         lobby.result_hooks.append(self.result)
 
     # -- the looks -----------------------------------------------------------------
 
     def start(self) -> None:
+        self._running = True
         self._schedule()
 
     def stop(self) -> None:
+        """No more looks (one under way does not schedule the next)."""
+        self._running = False
         if self._call is not None and self._call.active():
             self._call.cancel()
         self._call = None
         self._leases.clear()
+        self._cache.clear()
 
     def _schedule(self) -> None:
         self._call = self.clock.callLater(self.settings.tick_ms / 1000, self._tick)
@@ -115,7 +130,8 @@ class Director:
         self._call = None
         d = self.look()
         d.addErrback(_failed, "tournament look failed")
-        d.addBoth(lambda _: self._schedule() if self._call is None else None)
+        d.addBoth(lambda _: self._schedule() if self._call is None and self._running
+                  else None)
 
     @inlineCallbacks
     def look(self) -> Any:
@@ -127,9 +143,17 @@ class Director:
     def result(self, finished: Any) -> None:
         """A match ended (``lobby.result_hooks``): a tournament's is acted on at once."""
         if getattr(finished, "tournament", None) is not None:
+            self._cache.pop(finished.tournament, None)
             self._decided.add((finished.tournament, finished.tournament_round,
                                frozenset((finished.winner, finished.loser))))
             self.drive(finished.tournament).addErrback(_failed, "tournament result failed")
+
+    def stored_elsewhere(self, tournament_id: int) -> None:
+        """Another node stored a result of the tournament (``fibsd.cluster``): if this
+        node drives it, it reads the store and acts now."""
+        if tournament_id in self._leases:
+            self._cache.pop(tournament_id, None)
+            self.drive(tournament_id).addErrback(_failed, "tournament result failed")
 
     def drive(self, tournament_id: int) -> Deferred[None]:
         """Do what the tournament's stored state calls for; one drive at a time per
@@ -156,26 +180,37 @@ class Director:
         now = self.clock.seconds()
         lease = self.settings.lease
         if self._leases.get(tournament_id, 0.0) - now < lease / 2:  # renewed half-way
+            self._cache.pop(tournament_id, None)  # another node may have driven it
             held = yield self.db.take_lease(tournament_id, self.node, now, now + lease)
             if not held:
                 self._leases.pop(tournament_id, None)
                 return
             self._leases[tournament_id] = now + lease
-        record = yield self.db.tournament(tournament_id)
-        if record is None or record.state == "finished":
-            return
-        if record.state == "open":
-            yield self._maybe_start(record, now)
-            return
         while True:
-            entries = yield self.db.tournament_entries(tournament_id)
-            pairings = yield self.db.tournament_pairings(tournament_id)
+            fresh = tournament_id not in self._cache
+            if fresh:
+                record = yield self.db.tournament(tournament_id)
+                if record is None or record.state == "finished":
+                    return
+                if record.state == "open":
+                    yield self._maybe_start(record, now)
+                    return
+                entries = yield self.db.tournament_entries(tournament_id)
+                pairings = yield self.db.tournament_pairings(tournament_id)
+                self._cache[tournament_id] = (record, entries, pairings)
+            record, entries, pairings = self._cache[tournament_id]
             seeds = [name for name, _ in entries]
             played = rounds_of(pairings)
             current = [p for p in pairings if p.round == len(played)]
             if any(p.winner is None for p in current):
+                if not fresh and any(self._waiting(record.id, p) for p in current):
+                    # not under way here: its result may be stored by another node, or
+                    # a player renamed; the store says
+                    self._cache.pop(tournament_id, None)
+                    continue
                 yield self._tend(record, seeds, current, now)
                 return
+            self._cache.pop(tournament_id, None)  # the director writes now
             fmt_args = {"rounds": record.rounds, "group_size": self.settings.group_size}
             upcoming = formats.next_round(record.format, seeds, played, **fmt_args)
             if upcoming is None:
@@ -232,10 +267,12 @@ class Director:
             self._outbox.setdefault(name, []).extend(lines)
 
     def _flush(self) -> None:
+        """On a cluster a user of another node is told through his proxy's session
+        (``fibsd.cluster.remote``: a signed delivery to his node)."""
         outbox, self._outbox = self._outbox, {}
         for name, lines in outbox.items():
             user = self.lobby.find(name)
-            if user is not None and not user.session.remote:
+            if user is not None:
                 user.session.notify(*lines)
 
     def _tell_round(self, record: TournamentRecord, number: int,
@@ -266,9 +303,19 @@ class Director:
     # -- pairings under way ------------------------------------------------------------
 
     def live(self, pairing: PairingRecord) -> bool:
+        """Whether the pair plays: a match here, or (on a cluster) on another node,
+        as the two players' replicated ``playing`` says."""
         match = self.lobby.matches.get(pairing.first)
-        return match is not None and set(getattr(match, "names", ())) == {
-            pairing.first, pairing.second}
+        if match is not None:
+            return set(getattr(match, "names", ())) == {pairing.first, pairing.second}
+        first, second = self.lobby.find(pairing.first), self.lobby.find(pairing.second)
+        return (first is not None and second is not None
+                and first.playing == second.name and second.playing == first.name)
+
+    def _waiting(self, tournament_id: int, p: PairingRecord) -> bool:
+        """An undecided pairing not under way here (nor its result being stored)."""
+        return (p.winner is None and p.second is not None and not self.live(p)
+                and not self._ending(tournament_id, p))
 
     def _standing(self, inviter: str, tag: tuple[int, int]) -> bool:
         return _tag_of(self.lobby.invitations.get(inviter)) == tag
@@ -311,6 +358,7 @@ class Director:
             winner = min((p.first, p.second), key=lambda n: seeds.index(n)
                          if n in seeds else len(seeds))
         loser = p.second if winner == p.first else p.first
+        self._cache.pop(record.id, None)
         decided = yield self.db.record_forfeit(record.id, p.round, p.slot, winner)
         if decided:
             self._tell([winner], text.forfeit_won(record.id, p.round, loser))
@@ -325,8 +373,9 @@ class Director:
         first, second = self.lobby.find(p.first), self.lobby.find(p.second)
         if first is None or second is None or first.playing or second.playing:
             return
-        if first.session.remote or second.session.remote:
-            return  # on a cluster the node of the first player sets it up
+        # On a cluster either may be a user of another node: the invitation is copied to
+        # every node with its tag (``fibsd.cluster.node.InvitationTable``) and ``join``
+        # runs on the inviter's node, where the match then lives.
         tag = (record.id, p.round)
         if self._ending(record.id, p) or self._standing(first.name, tag):
             return
@@ -339,12 +388,17 @@ class Director:
                 return
             if saved is not None and _saved_tag(saved.record) == tag:
                 terms: int | None = None  # resume the round's match where it stopped
+                clock = None  # a saved match keeps its own clocks
             else:
                 terms = length
+                clock = ClockSpec.parse(record.clock) if record.clock else None
+            lines = [game_text.invitation(first.name, terms), game_text.type_join(first.name)]
+            if clock is not None and terms is not None:  # after FIBS's lines, as ``invite``'s
+                lines.append(clock_text.invitation_clock(clock, clock.reserve(terms)))
             self.lobby.invitations[first.name] = self._invitation(
-                first.name, second.name, terms, sent=self.lobby.now(), tournament=tag)
-            self._tell([second.name], game_text.invitation(first.name, terms),
-                       game_text.type_join(first.name))
+                first.name, second.name, terms, sent=self.lobby.now(), clock=clock,
+                tournament=tag)
+            self._tell([second.name], *lines)
             self._flush()
 
         self.db.load_match(first.name, second.name).addCallback(set_up).addErrback(

@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from fibsd.rules.clock import ClockSpec, InvalidClock
 from fibsd.tournament.pairing import FORMATS
 
 _CLOCK = re.compile(r"[0-9]{1,4}s\+[0-9]{1,4}m")
@@ -83,6 +84,10 @@ def parse_create(text: str | list[str], max_players: int) -> Spec:
     clock = options.get("clock", "")
     if clock and not _CLOCK.fullmatch(clock):
         raise SpecError("a clock is a delay and a reserve, as 12s+2m")
+    try:
+        ClockSpec.parse(clock or "off")  # within the bounds ``set clock`` keeps
+    except InvalidClock:
+        raise SpecError("a clock is a delay and a reserve, as 12s+2m") from None
     return Spec(name, fmt, lengths, rounds, players or max_players, start_at, bots, clock)
 
 

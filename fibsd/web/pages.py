@@ -32,6 +32,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
 
 from fibsd.config import Settings
+from fibsd.residents.levels import describe, resident
 from fibsd.rules.ending import ended
 from fibsd.store import FinishedMatch, Unavailable
 from fibsd.tournament import pairing as formats
@@ -143,6 +144,7 @@ class WebFace(Resource):
         self.metrics_from = [ipaddress.ip_network(allowed, strict=False)
                              for allowed in settings.web.metrics_from]
         self.site = settings.archive.site
+        self.bots = settings.bots  # resident bots: /api/bots, profiles, the ladder
         self.pr_min_matches = settings.analysis.ladder_min_matches
         self._unavailable_logged = float("-inf")  # a lost database: one line a minute
         # Replays and .mat texts cost ~10 ms of CPU a game: made in a thread, kept.
@@ -163,6 +165,7 @@ class WebFace(Resource):
             (re.compile(r"/live/([^/]+)"), self.live_page),
             (re.compile(r"/live/([^/]+)/events"), self.live_events),
             (re.compile(r"/api/matches"), self.api_matches),
+            (re.compile(r"/api/bots"), self.api_bots),
             (re.compile(r"/metrics"), self.metrics_text),
             (re.compile(r"/healthz"), self.healthz),
             (re.compile(r"/static/style\.css"), self.style),
@@ -310,14 +313,20 @@ class WebFace(Resource):
 
     async def ratings(self, request: Request) -> None:
         page = self._page_arg(request)
-        ranked = rank_players(await self.archive.ratings(), self.threshold)
+        accounts = await self.archive.ratings()
+        bots: list[Any] = []
+        if self.bots.ladder == "apart":
+            marked = await self.archive.bot_names()
+            bots = [account for account in accounts if account[0] in marked]
+            accounts = [account for account in accounts if account[0] not in marked]
+        ranked = rank_players(accounts, self.threshold)
         first = (page - 1) * self.page_size
         if page > 1 and first >= len(ranked):
             raise NotFound("No such page of the ladder.")
         rows = ranked[first:first + self.page_size]
         self._send(request, self._page(
             "ratings.html", request, title="nav.ratings", rows=rows, page=page,
-            threshold=self.threshold,
+            threshold=self.threshold, bots=rank_players(bots, 0) if page == 1 else [],
             more=first + self.page_size < len(ranked), total=len(ranked)))
 
     async def profile(self, request: Request, name: str) -> None:
@@ -337,9 +346,12 @@ class WebFace(Resource):
             chart = Markup(draw_chart(rating_path(user.rating, [s.change for s in steps])))
         online = self.lobby.is_online(name)
         playing = online and self.lobby.board_line(name) is not None
+        bot = user is not None and user.bot
+        resident_bot = resident(self.bots.resident, name) if bot and self.bots.enabled else None
         analysed = await self.archive.analyses_of(name, PR_HISTORY)
         self._send(request, self._page(
-            "profile.html", request, title=name, name=name, rating=rating,
+            "profile.html", request, title=name, name=name, rating=rating, bot=bot,
+            level=describe(resident_bot) if resident_bot is not None else None,
             experience=user.experience if user is not None else None, chart=chart,
             pr=views.pr_profile(analysed),
             matches=[self._row(m, name) for m in matches[: self.page_size]], page=page,
@@ -575,6 +587,21 @@ class WebFace(Resource):
             "next": (f"/api/matches?player={_segment(name)}&page={page + 1}"
                      if len(found) > self.page_size else None),
         }
+        self._send(request, json.dumps(data).encode("utf-8"),
+                   b"application/json; charset=utf-8")
+
+    async def api_bots(self, request: Request) -> None:
+        """The site's resident bots, for the web client's "Play a bot": each with its
+        strength, the lengths it plays and whether it is logged in now."""
+        bots = self.bots.resident if self.bots.enabled else ()
+        data = {"bots": [{
+            "name": account,
+            "brain": bot.brain,
+            "strength": bot.strength,
+            "level": describe(bot),
+            "lengths": list(bot.lengths),
+            "online": self.lobby.is_online(account),
+        } for bot in bots for account in bot.accounts()]}
         self._send(request, json.dumps(data).encode("utf-8"),
                    b"application/json; charset=utf-8")
 

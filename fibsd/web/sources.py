@@ -53,7 +53,7 @@ class LobbySource(Protocol):
 # that fibsd/web names no other store method).
 READS = ("get_user", "ratings", "finished_match", "recent_finished_matches", "rating_steps",
          "analysis", "analyses_of", "pr_ladder", "tournament", "tournaments",
-         "tournament_entries", "tournament_pairings")
+         "tournament_entries", "tournament_pairings", "bot_names")
 
 
 class Archive:
@@ -68,6 +68,10 @@ class Archive:
 
     def ratings(self) -> Deferred[list[tuple[str, float, int]]]:
         d: Deferred[list[tuple[str, float, int]]] = self._db.call("ratings")
+        return d
+
+    def bot_names(self) -> Deferred[set[str]]:
+        d: Deferred[set[str]] = self._db.call("bot_names")
         return d
 
     def finished_match(self, match_id: int) -> Deferred[FinishedMatch | None]:

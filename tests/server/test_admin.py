@@ -82,7 +82,7 @@ def test_usage(server: FakeServer) -> None:
     root.send("admin")
     root.send("admin frobnicate")
     assert said(root) == [
-        "** Usage: admin alert|kick|ban|unban|bans|password|rename|delete|reload|shutdown|log ...",
+        "** Usage: admin alert|kick|ban|unban|bans|password|rename|delete|reload|shutdown|log|bot ...",
     ] * 2
 
 

@@ -566,3 +566,16 @@ def test_servers_reserving_registrations_at_once_never_pass_the_limit(
     for store in stores:
         store.close()
     assert sorted(answers, key=lambda answer: answer is not None) == [None] * 5 + [2000.0] * 15
+
+
+def test_bot_flag(any_store: Store) -> None:
+    any_store.create_user("alice", "h", 1)
+    any_store.create_user("GnubgExpert", "h", 1)
+    assert any_store.get_user("alice").bot is False  # type: ignore[union-attr]
+    any_store.set_bot("GnubgExpert", True)
+    assert any_store.get_user("GnubgExpert").bot is True  # type: ignore[union-attr]
+    assert any_store.bot_names() == {"GnubgExpert"}
+    any_store.set_bot("GnubgExpert", False)
+    assert any_store.bot_names() == set()
+    with pytest.raises(UnknownUser):
+        any_store.set_bot("nobody", True)

@@ -259,3 +259,32 @@ def test_the_limits_on_tournaments_and_players() -> None:
     boss.send("tournaments")
     assert reply(boss) == [
         "tournament: 1 open knockout 0/4 players, lengths 1, bots no, start when-full: One"]
+
+
+def test_a_tournament_with_a_clock_plays_its_matches_on_it(server: FakeServer) -> None:
+    boss = telnet_user(server, "boss")
+    alice = clip_user(server, "alice")
+    bob = clip_user(server, "bob")
+    server.services.tournaments.start()
+    boss.send("admin tournament create --name Blitz --format knockout --lengths 3"
+              " --max-players 2 --clock 12s+2m")
+    assert reply(boss) == ["tournament: 1 created: Blitz"]
+    alice.send("tournament join 1")
+    alice.lines()
+    bob.send("tournament join 1")
+    assert bob.lines()[-3:] == [
+        "alice wants to play a 3 point match with you.", "Type 'join alice' to accept.",
+        "** With a clock: 12 seconds of delay a decision and 6:00 of reserve each."]
+    bob.send("join alice")
+    (live,) = {id(m): m for m in server.lobby.matches.values()}.values()
+    assert live.tournament == (1, 1)
+    assert live.clocks is not None
+    assert (live.clocks.state.spec.delay, live.clocks.state.spec.per_point) == (12, 120)
+
+
+def test_a_clock_out_of_bounds_is_refused(server: FakeServer) -> None:
+    boss = telnet_user(server, "boss")
+    boss.send("admin tournament create --name Blitz --format knockout --lengths 3"
+              " --clock 9999s+2m")
+    assert reply(boss) == ["** Tournament not created: a clock is a delay and a reserve,"
+                           " as 12s+2m."]

@@ -97,7 +97,7 @@ def command_names() -> list[str]:
 
 
 FAMILIES = ("account", "presence", "info", "social", "settings", "play", "watching", "listings",
-            "admin", "archive", "fair", "analysis", "clock")
+            "admin", "archive", "fair", "analysis", "clock", "bots")
 
 for _family in FAMILIES:
     importlib.import_module(f"{__name__}.{_family}")

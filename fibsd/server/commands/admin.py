@@ -15,6 +15,7 @@ One command word with subcommands, so FIBS's abbreviations stay exactly as they 
     admin shutdown <seconds> [reason]     a countdown every user sees, then shutdown
     admin shutdown cancel
     admin log [n]                         the last n admin actions (default 20)
+    admin bot <name> yes|no               mark an account as a bot, or not (bots.py)
 
 Every action is logged (event ``admin``, field ``action``) and stored in the admin
 log; a password never is.  ``fibsd admin`` does the database operations offline.
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 _log = Logger()
 USAGE = ("** Usage: admin alert|kick|ban|unban|bans|password|rename|delete|reload|"
-         "shutdown|log ...")
+         "shutdown|log|bot ...")
 # Seconds before a shutdown at which every user is told again.
 COUNTDOWN_MARKS = (3600, 1800, 600, 300, 120, 60, 30, 10, 5)
 LOG_LINES = 20

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from fibsd import __version__
 from fibsd.server.commands import command, command_names, resolve, user_of
+from fibsd.server.commands.bots import help_lines
 from fibsd.wire import clip
 
 if TYPE_CHECKING:
@@ -76,7 +77,10 @@ def help_(session: Session, rest: str) -> None:
     if text is None:
         session.send(f"** No help available on '{words[0]}'.")
         return
-    session.send(*text.rstrip("\n").split("\n"))
+    lines = text.rstrip("\n").split("\n")
+    if words[0].lower() == "bot":
+        lines += help_lines(session)  # the site's resident bots
+    session.send(*lines)
 
 
 @command("motd")

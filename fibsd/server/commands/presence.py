@@ -13,6 +13,7 @@ from twisted.internet.defer import maybeDeferred
 
 from fibsd.server.access import shown_host
 from fibsd.server.commands import command
+from fibsd.server.commands.bots import whois_lines
 from fibsd.server.user import OnlineUser
 from fibsd.store import UserRecord
 from fibsd.wire import chat, clip, fair_text
@@ -151,7 +152,8 @@ def whois(session: Session, rest: str) -> object:
         return None
     online = session.lobby.complete(words[0])
     if online is not None:
-        lines = [f"Information about {online.name}:", *_online_lines(session, online)]
+        lines = [f"Information about {online.name}:", *_online_lines(session, online),
+                 *whois_lines(session, online.name, online.bot)]
         return _with_reliability(session, online.name, lines)
 
     def show(record: UserRecord | None) -> object:
@@ -159,7 +161,8 @@ def whois(session: Session, rest: str) -> object:
             session.send(f"No information found on user {words[0]}.")
             return None
         lines = [f"Information about {record.name}:",
-                 *_offline_lines(session, record, _zone(session))]
+                 *_offline_lines(session, record, _zone(session)),
+                 *whois_lines(session, record.name, record.bot)]
         return _with_reliability(session, record.name, lines)
 
     return session.db.get_user(words[0]).addCallback(show)

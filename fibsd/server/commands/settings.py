@@ -14,6 +14,7 @@ from fibsd.rules.clock import ClockSpec, InvalidClock, format_spec
 from fibsd.server import tokens
 from fibsd.server.clocks import chosen_clock
 from fibsd.server.commands import command, user_of
+from fibsd.server.commands.bots import set_bot
 from fibsd.server.ratelimit import allow
 from fibsd.store import UserRecord
 from fibsd.wire import chat, clock_text
@@ -61,6 +62,8 @@ def set_variable(session: Session, rest: str) -> object:
     if not words:
         session.send(*texts.format_variable_listing(user.variables))
         return None
+    if words[0].lower() == "bot":  # its full word only (fibsd/server/commands/bots.py)
+        return set_bot(session, words[1:])
     if words[0].lower() == "clock" and session.settings.clock.enabled:
         return _set_clock(session, words[1:])
     name = texts.resolve_variable(words[0])

@@ -48,6 +48,7 @@ const state = {
   archiveQuery: false, // asked `archive` for the match just finished: its number
   savedAsked: false, // the Saved matches button: an empty list is said in the chat
   invitedBy: "", // the sender of the last invitation (a saved match's warning follows it)
+  bots: new Map(), // the site's resident bots (/api/bots): name -> their strength
   clock: null, // the match's clocks (clock.js), null: none known
   clockAsked: 0, // `clock` commands sent for the board whose answers are still to come
   noClock: false, // the match has no clock: not asked again until the next one starts
@@ -96,6 +97,7 @@ async function doLogin(event) {
     $("game-view").hidden = false;
     $("logout").hidden = false;
     document.body.dataset.state = "lobby";
+    loadBots();
   } catch (error) {
     showLoginError(error.message);
   } finally {
@@ -737,6 +739,45 @@ function rematch() {
   $("rematch").hidden = true;
 }
 
+// -- resident bots: "Play a bot" -------------------------------------------------------
+
+// The site's resident bots (/api/bots): the choice lists each with its strength; the
+// button makes the player ready if need be and invites the chosen one to the match
+// length asked for, or to the shortest length it plays when it does not play that one.
+async function loadBots() {
+  let bots = [];
+  try {
+    const answer = await fetch("/api/bots");
+    if (answer.ok) bots = (await answer.json()).bots;
+  } catch (error) {
+    bots = [];
+  }
+  const choice = $("bot-choice");
+  choice.replaceChildren(...bots.map((bot) => {
+    const option = document.createElement("option");
+    option.value = bot.name;
+    option.textContent = `${bot.name} (${bot.level})`;
+    option.dataset.lengths = bot.lengths.join(",");
+    return option;
+  }));
+  $("bots").hidden = bots.length === 0;
+  state.bots = new Map(bots.map((bot) => [bot.name, bot.level]));
+  renderWho();
+}
+
+function playBot() {
+  const option = $("bot-choice").selectedOptions[0];
+  if (!option || !state.who.has(option.value)) {
+    $("message").textContent = t("play.no_bot");
+    return;
+  }
+  const lengths = option.dataset.lengths.split(",").map(Number);
+  const wanted = Number($("length").value);
+  const me = state.who.get(state.me);
+  if (me && !me.ready) send("toggle ready"); // FIBS lets only a ready player invite
+  act(`invite ${option.value} ${lengths.includes(wanted) ? wanted : lengths[0]}`);
+}
+
 // -- who is online, invitations ---------------------------------------------------------
 
 function status(entry) {
@@ -797,6 +838,11 @@ function renderWho() {
     texts.forEach((text, i) => {
       if (row.cells[i].textContent !== text) row.cells[i].textContent = text;
     });
+    if (state.bots.has(name) && !row.classList.contains("bot")) {
+      row.classList.add("bot"); // marked "bot" after the name (play.css)
+      row.cells[0].dataset.badge = t("page.bot");
+      row.title = state.bots.get(name);
+    }
     const playing = entry.opponent !== "-";
     for (const b of row.querySelectorAll(".invite")) b.hidden = playing;
     for (const b of row.querySelectorAll(".resume")) b.hidden = playing || !state.saved.has(name);
@@ -1072,6 +1118,7 @@ async function start() {
     document.body.dataset.state = "lobby";
   });
   $("ready").addEventListener("change", () => send("toggle ready"));
+  $("play-bot").addEventListener("click", playBot);
   $("saved").addEventListener("click", () => {
     state.savedAsked = true;
     send("show saved");
