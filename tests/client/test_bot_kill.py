@@ -86,7 +86,10 @@ async def watch(waits: Waits, port: int, player: str) -> tuple[Watcher, ClipClie
     watcher = Watcher(waits, player)
     factory, ready = connect(reactor, "127.0.0.1", port, Credentials("eve", "secret", "test"),
                              watcher, register=True, reconnect=True, connected=watcher.attach)
+    # back within half a second of the restarted server, whatever its restart took: with
+    # the factory's growing delays she could come back after the resumed match has ended
     factory.initialDelay = factory.delay = 0.1
+    factory.maxDelay = 0.5
     await ready.addTimeout(WAIT, reactor)
     return watcher, factory
 
