@@ -337,6 +337,9 @@ def cluster_section(broker: str, node: str) -> str:
     return f'\n[cluster]\nurl = "{broker}"\nnode = "{node}"\nsecret = "benchmark-cluster-secret"\n'
 
 
+NO_BOTS = "[bots]\nenabled = false\n"  # an older commit (--ab) has no [bots] and refuses it
+
+
 def write_config(directory: Path, port: int, users: int, web_port: int = 0,
                  viewers: int = 0, extra: str = LOAD_ACCESS, database: Path | str = "",
                  name: str = "fibsd", tree: Path | None = None) -> Path:
@@ -357,9 +360,7 @@ help_dir = "{(tree or REPO) / 'config' / 'help'}"
 {web if "web_live_viewers" in known else ""}[limits]
 max_users = {users}
 shouts_per_minute = 100000
-[bots]
-enabled = false
-""" + extra)
+""" + (NO_BOTS if "class Bots" in known else "") + extra)
     return config
 
 
