@@ -222,10 +222,12 @@ def password(session: Session, words: list[str], rest: str) -> Deferred[None]:
         record(session, "password", name)
 
     d = session.services.passwords.hash(new).addCallback(stored)
-    return d.addCallbacks(done, _unknown(session, name))
+    return d.addCallbacks(done, unknown_user(session, name))
 
 
-def _unknown(session: Session, name: str) -> Callable[[Failure], None]:
+def unknown_user(session: Session, name: str) -> Callable[[Failure], None]:
+    """The errback of an admin command about one account: ``There is no user <name>.``
+    when the store knows no such account (shared by the admin and bot commands)."""
     def refuse(failure: Failure) -> None:
         failure.trap(UnknownUser)
         session.error(f"There is no user {name}.")
@@ -288,7 +290,7 @@ def rename(session: Session, words: list[str], rest: str) -> Deferred[None]:
             return None
         _kick_first(session, name, f"account renamed to {new}")
         d = _store_call(session, "rename_user", name, new)
-        return d.addCallbacks(done, _unknown(session, name)).addErrback(taken)
+        return d.addCallbacks(done, unknown_user(session, name)).addErrback(taken)
 
     return _store_call(session, "name_taken", new).addCallback(unless_taken)
 
@@ -304,7 +306,7 @@ def delete(session: Session, words: list[str], rest: str) -> Deferred[None]:
         session.send(f"** Deleted the account {name}.")
         record(session, "delete", name)
 
-    return _store_call(session, "delete_user", name).addCallbacks(done, _unknown(session, name))
+    return _store_call(session, "delete_user", name).addCallbacks(done, unknown_user(session, name))
 
 
 @sub("reload")

@@ -19,7 +19,7 @@ from twisted.internet.defer import Deferred, maybeDeferred
 from fibsd.administration import AdminUsage
 from fibsd.residents.levels import describe, resident
 from fibsd.server.commands import user_of
-from fibsd.server.commands.admin import _unknown, record, sub
+from fibsd.server.commands.admin import record, sub, unknown_user
 from fibsd.server.ratelimit import allow
 from fibsd.wire import bot_text, chat
 
@@ -89,4 +89,4 @@ def admin_bot(session: Session, words: list[str], rest: str) -> Deferred[None]:
         record(session, "bot", name, "yes" if value else "no")
 
     d = maybeDeferred(session.db.set_bot, name, value)
-    return d.addCallbacks(done, _unknown(session, name))
+    return d.addCallbacks(done, unknown_user(session, name))
