@@ -184,6 +184,8 @@ def serve(config: str, nodelay: bool) -> None:
         FibsProtocol.connectionMade = connection_made  # type: ignore[method-assign]
     from fibsd.__main__ import main
 
+    if os.environ.get("FIBSD_SWITCH"):  # EXPERIMENT
+        sys.setswitchinterval(float(os.environ["FIBSD_SWITCH"]))
     if os.environ.get("FIBSD_STALLS"):
         watch_stalls(os.environ["FIBSD_STALLS"])
     profile = os.environ.get("FIBSD_PROFILE")
@@ -338,13 +340,18 @@ def cluster_section(broker: str, node: str) -> str:
 
 
 NO_BOTS = "[bots]\nenabled = false\n"  # an older commit (--ab) has no [bots] and refuses it
+# No gnubg analysing the finished matches meanwhile (benchmarks/analysis.py measures it):
+# on 2 cores its workers would take the CPU the bots and the server share.  The job is
+# still queued in the transaction storing each result, as on a real site.
+NO_ANALYSIS = "[analysis]\nworkers = 0\n"
 
 
 def write_config(directory: Path, port: int, users: int, web_port: int = 0,
                  viewers: int = 0, extra: str = LOAD_ACCESS, database: Path | str = "",
                  name: str = "fibsd", tree: Path | None = None) -> Path:
     """The server's config; ``extra`` is appended (TOML tables of other sections).  No
-    resident bots: the figures are the load's alone (benchmarks/bots.py has theirs)."""
+    resident bots and no analysis workers: the figures are the load's alone
+    (benchmarks/bots.py and analysis.py have theirs)."""
     config = directory / f"{name}.toml"
     known = (tree or REPO).joinpath("fibsd", "config.py").read_text()
     web = f"web_port = {web_port}\nweb_live_viewers = {max(viewers, 1)}\n"
@@ -360,7 +367,8 @@ help_dir = "{(tree or REPO) / 'config' / 'help'}"
 {web if "web_live_viewers" in known else ""}[limits]
 max_users = {users}
 shouts_per_minute = 100000
-""" + (NO_BOTS if "class Bots" in known else "") + extra)
+""" + (NO_BOTS if "class Bots" in known else "")
+        + (NO_ANALYSIS if "class Analysis" in known else "") + extra)
     return config
 
 
