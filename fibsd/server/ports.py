@@ -74,6 +74,7 @@ class CountedConnection(ProtocolWrapper):
     """One game socket; it counts while it is open."""
 
     factory: CountedFactory
+    writes_through = True  # its bytes are the socket's (fibsd.server.protocol._send_now)
 
 
 class CountedFactory(WrappingFactory):

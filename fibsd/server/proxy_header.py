@@ -117,6 +117,7 @@ class ProxyHeaderWrapper(ProtocolWrapper):
     client's address in ``getPeer()`` and never a byte of the header."""
 
     factory: ProxyHeaderFactory
+    writes_through = True  # its bytes are the socket's (fibsd.server.protocol._send_now)
 
     def __init__(self, factory: ProxyHeaderFactory, wrappedProtocol: Protocol) -> None:
         super().__init__(factory, wrappedProtocol)  # type: ignore[arg-type]
