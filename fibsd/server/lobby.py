@@ -152,6 +152,10 @@ class Lobby:
         else:
             self._reporting.pop(user, None)
 
+    def watched(self, player: str) -> bool:
+        """Whether anyone may watch ``player`` (``watchers_of`` says who is online)."""
+        return player in self._watchers
+
     def watchers_of(self, player: str) -> list[OnlineUser]:
         """The online users watching ``player`` (the current connection of each)."""
         return [u for u in self._watchers.get(player, ())

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -363,12 +363,15 @@ class LiveMatch:
             return point
         return 25 - point
 
-    def watchers(self) -> Iterator[tuple[OnlineUser, int]]:
-        """Every watcher and the index of the player he watches."""
-        for player, name in enumerate(self.names):
-            for user in self.lobby.watchers_of(name):
-                if user.name not in self.names:
-                    yield user, player
+    def watchers(self) -> list[tuple[OnlineUser, int]]:
+        """Every watcher and the index of the player he watches.  Asked several times
+        per game action, and most matches have none: a list, made only when needed."""
+        lobby = self.lobby
+        names = self.names
+        if not (lobby.watched(names[0]) or lobby.watched(names[1])):
+            return []
+        return [(user, player) for player, name in enumerate(names)
+                for user in lobby.watchers_of(name) if user.name not in names]
 
     def add_watcher(self, user: OnlineUser, player: str | None = None) -> None:
         """``user`` watches ``player`` (default: the player his ``watching`` already

@@ -89,8 +89,12 @@ def _played(side: str) -> str:
 
 _PLAYED = f"({_played('winner')} OR {_played('loser')})"
 # made once: every game action runs it, and a string made anew is hashed anew
+# One statement per save, made at every game action: the row is written only when both
+# players exist (no row: ``_save`` says who does not), so no query before it.
 _SAVE_MATCH = (
-    f"INSERT INTO saved_matches ({_SAVED_COLUMNS}) VALUES (?, ?, ?, ?)"
+    f"INSERT INTO saved_matches ({_SAVED_COLUMNS})"
+    " SELECT ?, ?, CAST(? AS BIGINT), CAST(? AS TEXT)"
+    " WHERE (SELECT count(*) FROM users WHERE name IN (?, ?)) = 2"
     " ON CONFLICT (player_a, player_b)"
     " DO UPDATE SET saved = excluded.saved, record = excluded.record"
 )
@@ -311,13 +315,16 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, TournamentQueries, AB
         """``save_match``'s writes, inside the caller's transaction (``save_matches``
         batches them)."""
         player_a, player_b = _pair(saved.player_a, saved.player_b)
-        # Both names in one round trip: a save is written on every game action.
+        cursor.execute(_SAVE_MATCH, (player_a, player_b, saved.saved, saved.record,
+                                     player_a, player_b))
+        if cursor.rowcount == 1:
+            return
         known = {row[0] for row in cursor.execute(
             "SELECT name FROM users WHERE name IN (?, ?)", (player_a, player_b)).fetchall()}
         for player in (player_a, player_b):
             if player not in known:
                 raise UnknownUser(player)
-        cursor.execute(_SAVE_MATCH, (player_a, player_b, saved.saved, saved.record))
+        raise AssertionError(f"saved match of {player_a} and {player_b} not written")
 
     def load_match(self, player_a: str, player_b: str) -> SavedMatch | None:
         row = self._one(
