@@ -307,6 +307,8 @@ def create_database(database: Path | str, names: Sequence[str], tree: Path | Non
     from fibsd.store.opening import open_store
 
     cost = load_settings(REPO / "config" / "fibsd.toml", {}).passwords
+    if os.environ.get(CHEAP_PASSWORDS_ENV):  # --cheap-passwords
+        cost = type(cost)(time_cost=1, memory_kib=8, parallelism=1)
     hashed = _hasher(cost).hash(PASSWORD)
     if tree is None:
         open_store(database).close()  # creates the schema
@@ -344,6 +346,11 @@ NO_BOTS = "[bots]\nenabled = false\n"  # an older commit (--ab) has no [bots] an
 # on 2 cores its workers would take the CPU the bots and the server share.  The job is
 # still queued in the transaction storing each result, as on a real site.
 NO_ANALYSIS = "[analysis]\nworkers = 0\n"
+# --cheap-passwords: every account's hash and the server's cost argon2's cheapest, so
+# that 10,000 logins take seconds, not minutes of hashing (memory per idle user at
+# 10,000 users; the login figures are then not a real site's).
+CHEAP_PASSWORDS_ENV = "FIBSD_LOAD_CHEAP_PASSWORDS"
+CHEAP_PASSWORDS = "[passwords]\ntime_cost = 1\nmemory_kib = 8\n"
 
 
 def write_config(directory: Path, port: int, users: int, web_port: int = 0,
@@ -368,7 +375,8 @@ help_dir = "{(tree or REPO) / 'config' / 'help'}"
 max_users = {users}
 shouts_per_minute = 100000
 """ + (NO_BOTS if "class Bots" in known else "")
-        + (NO_ANALYSIS if "class Analysis" in known else "") + extra)
+        + (NO_ANALYSIS if "class Analysis" in known else "")
+        + (CHEAP_PASSWORDS if os.environ.get(CHEAP_PASSWORDS_ENV) else "") + extra)
     return config
 
 
@@ -1404,6 +1412,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="clients connect over WebSocket (/ws on the web port)")
     parser.add_argument("--cheap-bots", action="store_true",
                         help="bots play the first legal play instead of the best-scoring one")
+    parser.add_argument("--cheap-passwords", action="store_true",
+                        help="argon2's cheapest cost for every account and the server (fast "
+                             "logins: memory at 10,000 idle users)")
     parser.add_argument("--database", default="sqlite",
                         help="sqlite (a new file), postgres (a throwaway PostgreSQL server, "
                              "durable) or the URL of an empty PostgreSQL database")
@@ -1435,6 +1446,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--pairs", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     options.tree = None  # the checkout whose server runs (--ab sets another one's)
+    if options.cheap_passwords:  # read by write_config and create_database
+        os.environ[CHEAP_PASSWORDS_ENV] = "1"
     if options.stalls:  # read by the server subprocess (serve)
         os.environ["FIBSD_STALLS"] = str(Path(options.stalls).resolve())
     if options.profile:  # read by the server subprocess (serve)
