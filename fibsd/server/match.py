@@ -162,7 +162,6 @@ class _Write:
     stored: Callable[[bool], None]  # True: the command was answered already (a pause)
     refused: Callable[[Failure], None]
     answered: Deferred[None]  # the command's: fires once stored, refused or paused
-    settled: Deferred[None]  # fires once stored or refused
     retry_in: float = RETRY_FIRST
     started: bool = False  # made (and not failed since, unless it is the first)
     done: bool = False  # stored (by itself or a later write) or refused
@@ -595,10 +594,10 @@ class LiveMatch:
         answered with it, in order, and not tried again.  The Deferred is the command's:
         it fires once the write is stored or refused, or once the match pauses (the
         players are told; their sessions go on)."""
-        entry = _Write(write, what, stored, refused, Deferred(), Deferred())
+        entry = _Write(write, what, stored, refused, Deferred())
         self._writes.append(entry)
         self.lobby.writing.add(self)
-        self._written(entry.settled)
+        self._unsaved += 1  # until settled (``_settle``)
         if not self.paused:
             self._attempt(db, entry, retry=False)
         return entry.answered
@@ -659,11 +658,14 @@ class LiveMatch:
                 if not waiting.started:
                     self._attempt(db, waiting, retry=False)
 
-    @staticmethod
-    def _settle(entry: _Write) -> None:
+    def _settle(self, entry: _Write) -> None:
+        """``entry`` is stored or refused: its command is answered, and once no write
+        of the match is under way the commands that waited go on, in order."""
         if not entry.answered.called:
             entry.answered.callback(None)
-        entry.settled.callback(None)
+        self._unsaved -= 1
+        while self._waiting and self._unsaved == 0:
+            self._waiting.popleft().callback(None)
 
     def wait_for_database(self) -> None:
         """A write of this match has no answer, or failed, for want of the database:
@@ -721,7 +723,7 @@ class LiveMatch:
     @property
     def unsaved(self) -> bool:
         """Whether a write of this match is under way (commands wait only while one is:
-        ``_written`` lets the waiting ones go in order as soon as none is)."""
+        ``_settle`` lets the waiting ones go in order as soon as none is)."""
         return self._unsaved > 0
 
     def when_saved(self) -> Deferred[None]:
@@ -733,18 +735,6 @@ class LiveMatch:
         waiter: Deferred[None] = Deferred()
         self._waiting.append(waiter)
         return waiter
-
-    def _written(self, write: Deferred[None]) -> Deferred[None]:
-        """Count ``write`` as under way until its answer (and its lines) are through."""
-        self._unsaved += 1
-
-        def settle(result: object) -> object:
-            self._unsaved -= 1
-            while self._waiting and self._unsaved == 0:
-                self._waiting.popleft().callback(None)
-            return result
-
-        return write.addBoth(settle)
 
     def blocks_start(self, names: Sequence[str]) -> bool:
         """Whether this match, paused, keeps the pair ``names`` from a new start or a
