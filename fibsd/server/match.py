@@ -1444,6 +1444,8 @@ class LiveMatch:
         if not self._warned and self.silent_since + warn <= now:
             self._warned = True
             self._tell(silent, fair_text.claim_warning(self.names[1 - silent]))
+            if self._silence is not silence:  # what the line set off ended the silence
+                return
         due = self.silent_since + after
         if due <= now:
             self._silence = None
