@@ -43,7 +43,8 @@ from fibsd.server.proxy_header import ProxyHeaderFactory
 from fibsd.server.session import PasswordHasher, Services
 from fibsd.server.tls import TlsError, TlsFiles
 from fibsd.server.websocket import logged_in, websocket_resource
-from fibsd.store.opening import Timeouts, open_store, shown
+from fibsd.store.opening import open_store, shown
+from fibsd.store.timeouts import Timeouts
 from fibsd.tournament import commands as tournament_commands  # noqa: F401 - registers them
 from fibsd.tournament.director import Director
 from fibsd.web.gate import WebGate
