@@ -42,6 +42,7 @@ from fibsd.administration import (
 )
 from fibsd.server.commands import command, user_of
 from fibsd.server.dbthread import unattended
+from fibsd.server.site_texts import help_problem, read_motd
 from fibsd.server.tokens import password_changed
 from fibsd.store import AdminAction, Ban, NameTaken, UnknownUser
 from fibsd.wire.input import password_problem
@@ -311,8 +312,6 @@ def delete(session: Session, words: list[str], rest: str) -> Deferred[None]:
 
 @sub("reload")
 def reload(session: Session, words: list[str], rest: str) -> None:
-    from fibsd.app import help_problem, read_motd  # the composition root's readers
-
     services = session.services
     services.motd = read_motd(services.settings.motd)
     problem = help_problem(services.settings.help_dir)
