@@ -49,7 +49,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
@@ -58,6 +58,7 @@ from twisted.logger import Logger
 from fibsd.client import events as ev
 from fibsd.client import offers
 from fibsd.client import strategy
+from fibsd.client.brain import Brain
 from fibsd.client.offers import describe_lengths
 from fibsd.client.protocol import (
     ClipClientFactory, ClipClientProtocol, Credentials, LoginFailed, Outcome,
@@ -74,20 +75,6 @@ RETRY_SECONDS = 1.0  # the first wait after a passing refusal (opponent away, bu
 MAX_RETRY_SECONDS = 60.0  # the waits double up to this
 PATIENCE_SECONDS = 60.0  # how long an invitation out keeps other inviters waiting
 MAX_RETRIES = 10  # refused invitations; then the bot gives up until that player logs in
-
-
-class Brain(Protocol):
-    """Decides for the bot; positions are from the bot's side."""
-
-    def play(self, board: ev.Board, position: Position, dice: tuple[int, int],
-             plays: Sequence[Play]) -> Play | None: ...
-
-    def double(self, position: Position, state: strategy.CubeState) -> bool: ...
-
-    def take(self, position: Position, state: strategy.CubeState) -> bool: ...
-
-    def accept_resignation(self, position: Position, points: int,
-                           state: strategy.CubeState) -> bool: ...
 
 
 class HeuristicBrain:
