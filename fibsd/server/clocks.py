@@ -33,8 +33,7 @@ if TYPE_CHECKING:
     from fibsd.config import Clocks
     from fibsd.rules.match import Match
     from fibsd.server.lobby import Lobby
-    from fibsd.server.session import Session
-    from fibsd.server.user import OnlineUser
+    from fibsd.server.user import Line, OnlineUser
 
 _log = Logger()
 
@@ -76,7 +75,7 @@ class MatchClocks:
         self.state = state
         self._calls: list[IDelayedCall] = []
         # Per player: (the session measured, its quickest answer in seconds).
-        self._quickest: dict[int, tuple[Session, float]] = {}
+        self._quickest: dict[int, tuple[Line, float]] = {}
 
     def _now(self) -> float:
         return self.match.lobby.now()

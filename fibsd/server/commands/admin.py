@@ -25,7 +25,7 @@ Every answer to the admin is a ``** `` line, which every client shows as a messa
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.logger import Logger
@@ -262,7 +262,7 @@ def _kick_first(session: Session, name: str, why: str) -> None:
     admin = user_of(session).name
     _cut_off(target, f"** You were kicked off the server by {admin}: {why}")
     session.send(f"** {name} was kicked off the server.")
-    target.session.connection_lost()
+    cast("Session", target.session).connection_lost()  # _kickable: a connection here
     record(session, "kick", name, why)
 
 
