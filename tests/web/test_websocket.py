@@ -79,13 +79,16 @@ async def test_register_then_play_and_chat_with_a_telnet_user(database: Path,
             bot.active = True
         alice.send("invite dora 1")
         await dora.wait_line(lambda line: line == "Type 'join alice' to accept.", "invitation")
+        # Both ends are waited for from before the match: alice's line may come first.
+        dora_end = dora.wait_line(lambda line: line.startswith(("You win the 1 point match",
+                                                                "alice wins the 1 point match")),
+                                  "the match end")
+        alice_end = alice.wait_line(lambda line: line.startswith(("You win the 1 point match",
+                                                                 "dora wins the 1 point match")),
+                                    "the match end")
         dora.send("join alice")
-        await dora.wait_line(lambda line: line.startswith(("You win the 1 point match",
-                                                           "alice wins the 1 point match")),
-                             "the match end")
-        await alice.wait_line(lambda line: line.startswith(("You win the 1 point match",
-                                                            "dora wins the 1 point match")),
-                              "the match end")
+        await dora_end
+        await alice_end
         assert any(line.startswith("board:You:alice:1:") for line in dora.lines)
         dora_socket.sendClose(1000)
         await within(dora_socket.closed, "dora's close")
