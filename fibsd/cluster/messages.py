@@ -120,9 +120,9 @@ def apply(user: OnlineUser, fields: dict[str, Any]) -> None:
     their setters, which keep the lobby's indexes)."""
     for key, value in fields.items():
         if key == "t":
-            user.toggles.update(value)
+            user.set_toggles(value)
         elif key == "v":
-            user.variables.update(value)
+            user.set_variables(value)
         elif key == "g":
             user.gagged = set(value)
         elif key == "bl":

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fibsd.server.shared_settings import replaced, shared
 from fibsd.store import UserRecord
 from fibsd.wire.clip import WhoInfo, format_who_info, who_info_parts
 from fibsd.wire.settings import toggles_from_text, toggles_to_text
@@ -27,8 +28,10 @@ class OnlineUser:
     login_time: int
     host: str  # the full address: only the user himself sees it
     client: str | None  # the client word of a CLIP login; None for telnet users
-    toggles: dict[str, bool]
-    variables: dict[str, str]
+    # Shared with every user whose settings are equal (fibsd.server.shared_settings):
+    # read-only, changed by ``set_toggles`` and ``set_variables``.
+    toggles: Mapping[str, bool]
+    variables: Mapping[str, str]
     rating: float
     experience: int
     address: str = ""
@@ -79,6 +82,16 @@ class OnlineUser:
             rating=record.rating, experience=record.experience, address=record.address,
             bot=record.bot, last_active=now, shown_host=host if shown_host is None else shown_host,
         )
+
+    def __post_init__(self) -> None:
+        self.toggles = shared(self.toggles)
+        self.variables = shared(self.variables)
+
+    def set_toggles(self, changes: Mapping[str, bool]) -> None:
+        self.toggles = replaced(self.toggles, changes)
+
+    def set_variables(self, changes: Mapping[str, str]) -> None:
+        self.variables = replaced(self.variables, changes)
 
     @property
     def watching(self) -> str | None:

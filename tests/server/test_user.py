@@ -26,7 +26,7 @@ def test_the_cached_who_line_follows_every_field_and_the_idle_time() -> None:
     assert cached() == fresh()
     assert " 1500.00 0 75 " in cached()
     changes = [
-        lambda: user.toggles.__setitem__("ready", True),
+        lambda: user.set_toggles({"ready": True}),
         lambda: setattr(user, "away", "lunch"),
         lambda: setattr(user, "watching", "bob"),
         lambda: setattr(user, "playing", "bob"),
