@@ -59,9 +59,10 @@ class OnlineUser:
     parted: tuple[Any, float | None] | None = None
     # Fair dice (fibsd.server.commands.fair): the ``diceseed`` text mixed into the next
     # match's seed, and how often each of the 36 rolls came to this user since login
-    # (index 6 * (die1 - 1) + die2 - 1), for ``dicetest``.
+    # (index 6 * (die1 - 1) + die2 - 1), for ``dicetest``: the ``rolls_seen`` property,
+    # made at the first roll or ``dicetest`` (36 counts are 344 bytes per idle user).
     dice_text: str = ""
-    rolls_seen: list[int] = field(default_factory=lambda: [0] * 36)
+    _rolls_seen: list[int] | None = field(default=None, init=False, repr=False)
     # The CLIP 5 line around its idle field, and the fields it was made from.
     _who_parts: tuple[str, str] = field(default=("", ""), init=False, repr=False)
     _who_key: tuple[Any, ...] = field(default=(), init=False, repr=False)
@@ -103,6 +104,17 @@ class OnlineUser:
         without walking every online user at each roll and move."""
         self.session.lobby.watching_changed(self, self._watching, player)
         self._watching = player
+
+    @property
+    def rolls_seen(self) -> list[int]:
+        """A list of 36 counts (a cluster's proxy user: its home's, ``RemoteRolls``)."""
+        if self._rolls_seen is None:
+            self._rolls_seen = [0] * 36
+        return self._rolls_seen
+
+    @rolls_seen.setter
+    def rolls_seen(self, counts: list[int]) -> None:
+        self._rolls_seen = counts
 
     @property
     def awaits(self) -> tuple[str, ...]:
