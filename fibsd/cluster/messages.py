@@ -124,9 +124,9 @@ def apply(user: OnlineUser, fields: dict[str, Any]) -> None:
         elif key == "v":
             user.set_variables(value)
         elif key == "g":
-            user.gagged = set(value)
+            user.gagged = frozenset(value)
         elif key == "bl":
-            user.blinded = set(value)
+            user.blinded = frozenset(value)
         elif key == "w":
             if user.watching != value:
                 user.watching = value

@@ -38,8 +38,10 @@ class OnlineUser:
     bot: bool = False  # the account is marked as played by a program (issue 24)
     shown_host: str = "-"  # the address as others see it (``privacy.show_addresses``)
     away: str | None = None
-    gagged: set[str] = field(default_factory=set)
-    blinded: set[str] = field(default_factory=set)
+    # Replaced, never changed in place: an empty set is 216 bytes per idle user, the
+    # empty frozenset is one object for all.
+    gagged: frozenset[str] = frozenset()
+    blinded: frozenset[str] = frozenset()
     last_active: float = 0.0  # reactor time of the last command, for idle times
     playing: str | None = None  # the opponent's name while in a match
     # The name of the player whose game is watched: the ``watching`` property, which
