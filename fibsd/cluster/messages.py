@@ -136,4 +136,4 @@ def apply(user: OnlineUser, fields: dict[str, Any]) -> None:
 
 def login_payload(user: OnlineUser, key: tuple[float, str], state: dict[str, Any]) -> dict[str, Any]:
     return {"u": user.name, "k": list(key), "lt": user.login_time, "h": user.host,
-            "sh": user.shown_host, "c": user.client, "ct": user.record.created, "s": state}
+            "sh": user.shown_host, "c": user.client, "ct": user.created, "s": state}

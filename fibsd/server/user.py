@@ -23,7 +23,10 @@ if TYPE_CHECKING:
 @dataclass(eq=False, slots=True, weakref_slot=True)  # slots: thousands are online
 class OnlineUser:
     name: str
-    record: UserRecord
+    # The account's registration time (the cluster's proxies need it); not the whole
+    # ``UserRecord``, whose stored settings and password hash an online user no longer
+    # needs (about 400 bytes per idle user).
+    created: int
     session: Session
     login_time: int
     host: str  # the full address: only the user himself sees it
@@ -80,7 +83,7 @@ class OnlineUser:
         toggles, variables = toggles_from_text(record.settings, new_account_variables)
         toggles["telnet"] = client is None
         return cls(
-            name=record.name, record=record, session=session, login_time=login_time,
+            name=record.name, created=record.created, session=session, login_time=login_time,
             host=host, client=client, toggles=toggles, variables=variables,
             rating=record.rating, experience=record.experience, address=record.address,
             bot=record.bot, last_active=now, shown_host=host if shown_host is None else shown_host,

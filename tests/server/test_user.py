@@ -97,3 +97,18 @@ def test_an_idle_user_holds_no_attribute_dict_nor_empty_queues() -> None:
     throttle = server.services.throttle
     for ledger in (throttle._addresses, throttle._accounts):
         assert ledger and not any(isinstance(r.waiting, deque) for r in ledger.values())
+
+
+def test_idle_users_share_their_settings_and_hold_no_per_user_leftovers() -> None:
+    """Issue 26, round 3: two idle users with the same settings hold one toggles and one
+    variables mapping, no dice counts (made at the first roll), the one empty gag and
+    blind list, and not the account's stored record (settings text, password hash)."""
+    server = FakeServer()
+    clip_user(server, "alice")
+    clip_user(server, "bob")
+    alice, bob = server.lobby.find("alice"), server.lobby.find("bob")
+    assert alice.toggles is bob.toggles and alice.variables is bob.variables
+    assert alice._rolls_seen is None and bob._rolls_seen is None
+    assert alice.gagged is bob.gagged and alice.blinded is bob.blinded
+    assert not hasattr(alice, "record")
+    assert alice.created == server.store.get_user("alice").created
