@@ -62,6 +62,7 @@ class Feed:
         self._round = []
         for recipient in list(self._held):
             recipient.write_held(self.release(recipient))
+        self._held = {}
 
     def _flush(self) -> None:
         """Write one slice of this round's recipients (those holding lines when it
@@ -78,5 +79,9 @@ class Feed:
                 recipient.write_held(data)
         if self._round:
             self._call = self.clock.callLater(0, self._flush)
+        elif not self._held:
+            # An emptied dict keeps the table it grew to (a login burst's: about 300
+            # bytes per user online); a new one is empty.
+            self._held = {}
         elif self._held:
             self._call = self.clock.callLater(self.delay, self._flush)
