@@ -37,6 +37,7 @@ from fibsd.server import commands, grace, tokens
 from fibsd.server.access import (
     Attempt, LoginThrottle, RefusalLog, RegistrationLimit, network, shown_host)
 from fibsd.server.dbthread import log_write_failed, unattended
+from fibsd.server.idle import IdleDeadlines
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
 from fibsd.administration import banned_text
@@ -200,6 +201,11 @@ class Services:
     analysis_on: bool = True
     # The tournament director (fibsd.tournament.director, wired by fibsd.app).
     tournaments: Any = None
+    # Every logged-in session's idle timeout, on one timer.
+    idle: IdleDeadlines = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.idle = IdleDeadlines(self.clock)
 
 
 class ClusterRouter(Protocol):
@@ -365,7 +371,7 @@ class Session(SharedParts):
 
     def connection_made(self) -> None:
         # Until the login, the whole conversation has one deadline: no line extends it.
-        self._timer = self.clock.callLater(self.settings.access.login_timeout, self._timed_out)
+        self._timer = self.clock.callLater(self.settings.access.login_timeout, self.timed_out)
         self.write("".join(f"{line}\r\n" for line in self.services.banner)
                    + clip.format_banner_date(self.now()) + "\r\n" + LOGIN_PROMPT)
 
@@ -387,6 +393,7 @@ class Session(SharedParts):
     def connection_lost(self) -> None:
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
+        self.services.idle.forget(self)
         if self._attempt is not None and not self._attempt.started:
             self.services.throttle.cancel(self._attempt)  # its Deferred is dropped with us
             self._attempt = None
@@ -488,17 +495,20 @@ class Session(SharedParts):
         return Phase.LOGIN
 
     def _restart_timer(self) -> None:
-        timeout = self.settings.idle_timeout
-        if not timeout:
-            if self._timer is not None and self._timer.active():
+        """The idle timeout from now on: one timer for all sessions (``IdleDeadlines``),
+        the login deadline (this session's own timer) cancelled."""
+        if self._timer is not None:
+            if self._timer.active():
                 self._timer.cancel()  # the login deadline no longer applies
-            return
-        if self._timer is not None and self._timer.active():
-            self._timer.reset(timeout)
+            self._timer = None
+        timeout = self.settings.idle_timeout
+        if timeout:
+            self.services.idle.restart(self, timeout)
         else:
-            self._timer = self.clock.callLater(timeout, self._timed_out)
+            self.services.idle.forget(self)
 
-    def _timed_out(self) -> None:
+    def timed_out(self) -> None:
+        """The login deadline or the idle timeout has passed."""
         if self.phase is Phase.CLOSED:
             return
         self._fresh_line()
