@@ -720,7 +720,9 @@ class Session(SharedParts):
             lines.append(chat.MESSAGES_FOLLOW)
             lines += [chat.message_received(m.sender, m.sent, m.text).for_client(self.is_clip)
                       for m in messages]
-        self.write("".join(f"{line}\r\n" for line in lines), raw=who)
+        if who:  # the lobby's shared listing, written as it is rather than copied
+            self.write("", raw=who)
+        self.write("".join(f"{line}\r\n" for line in lines))
         self.phase = Phase.READY
         self._restart_timer()  # from the login deadline to the idle timeout
         if replaced is not None:

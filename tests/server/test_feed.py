@@ -192,3 +192,20 @@ def test_the_held_table_shrinks_back_once_everything_is_written() -> None:
     feed.flush()
     assert sys.getsizeof(feed._held) == sys.getsizeof({})
     assert all(user.writes == [b"7 a\r\n", b"5 a\r\n"] for user in users)
+
+
+def test_a_broadcast_held_for_many_makes_no_object_per_recipient() -> None:
+    """Issue 26: what a recipient holds is the broadcast's own bytes until a second
+    piece comes; a login's fan-out to thousands leaves no per-recipient garbage."""
+    clock = Clock()
+    feed = Feed(clock, 0.1)
+    users = [Recorder() for _ in range(5)]
+    login = b"7 erin erin logs in.\r\n5 erin - - 0 0 1500.00 0 0 1 x - -\r\n6\r\n"
+    for user in users:
+        feed.hold(user, login)
+    assert all(feed._held[user] is login for user in users)
+    feed.hold(users[0], b"5 ann - - 1 0 1500.00 0 0 1 x - -\r\n6\r\n")
+    assert feed.release(users[1]) is login
+    clock.advance(0.1)
+    assert users[0].writes == [login + b"5 ann - - 1 0 1500.00 0 0 1 x - -\r\n6\r\n"]
+    assert users[1].writes == [] and all(user.writes[0] is login for user in users[2:])
