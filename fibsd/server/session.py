@@ -711,7 +711,8 @@ class Session(SharedParts):
             lines.append(self._last_login(record))
             lines += self.services.motd
         self.write("".join(f"{line}\r\n" for line in lines), raw=WONT_ECHO if echo_was_off else b"")
-        lines, who = [], b""
+        lines = []
+        who: tuple[bytes, ...] = ()
         if self.is_clip:  # everyone online (the others, then this user), ended by 6
             now_seconds = self.clock.seconds()
             who = self.lobby.who_lines(now_seconds, without=replaced)
@@ -720,8 +721,8 @@ class Session(SharedParts):
             lines.append(chat.MESSAGES_FOLLOW)
             lines += [chat.message_received(m.sender, m.sent, m.text).for_client(self.is_clip)
                       for m in messages]
-        if who:  # the lobby's shared listing, written as it is rather than copied
-            self.write("", raw=who)
+        for piece in who:  # the lobby's shared listing, written as it is, not copied
+            self.write("", raw=piece)
         self.write("".join(f"{line}\r\n" for line in lines))
         self.phase = Phase.READY
         self._restart_timer()  # from the login deadline to the idle timeout
