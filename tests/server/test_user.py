@@ -93,6 +93,8 @@ def test_an_idle_user_holds_no_attribute_dict_nor_empty_queues() -> None:
     assert not hasattr(user, "__dict__")
     assert weakref.ref(user)() is user
     assert not isinstance(conn.protocol._pending, deque)
+    assert not hasattr(conn.protocol._lines, "__dict__")  # the line splitter's slots
+    assert not hasattr(conn.protocol._telnet, "__dict__")
     assert not isinstance(user.session._queue, deque)
     throttle = server.services.throttle
     for ledger in (throttle._addresses, throttle._accounts):
