@@ -56,8 +56,9 @@ class OnlineUser:
     departure: str = ""  # the logout notice others saw (set by the lobby on logout)
     # The terms of the last invitation each inviter sent this user (length: 0 unlimited,
     # None resume; the clock's text): a join must not bind to terms the user may not
-    # have read yet.
-    invitations_seen: dict[str, tuple[int | None, str]] = field(default_factory=dict)
+    # have read yet.  None until the first invitation (an empty dict per idle user is
+    # 64 bytes).
+    invitations_seen: dict[str, tuple[int | None, str]] | None = None
     # The match the opponent just left (``leave`` or a lost connection) and when this
     # user was told (None while the save is under way): a ``join`` that crossed the
     # leave is answered by that line alone (fibsd.server.commands.play.join).
