@@ -142,8 +142,17 @@ CHEAP_BOTS = False
 THOUGHT = frozenset({"roll", "move", "double", "accept", "reject"})
 # ``--ab``: another commit's server and schema, run from its own checkout (argv: the
 # checkout, then the config or the database file).
-TREE_SERVE = """import sys
+TREE_SERVE = """import os, signal, sys
 sys.path.insert(0, sys.argv[1])
+import fibsd  # the checkout's own package, before load.py puts this one's first
+if os.environ.get("FIBSD_STALLS"):  # --stalls: load.py's handler, on that commit's server
+    sys.path.insert(1, sys.argv[3])
+    try:
+        from load import watch_stalls
+        watch_stalls(os.environ["FIBSD_STALLS"])
+    except ImportError:  # a commit older than load.py's client: no figures, no signal death
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+        signal.signal(signal.SIGUSR2, signal.SIG_IGN)
 from fibsd.__main__ import main
 sys.exit(main(["--config", sys.argv[2]]))
 """
@@ -232,8 +241,6 @@ def watch_stalls(path: str) -> None:
         else:
             pauses[info["generation"]].append(time.perf_counter() - state["gc"])
 
-    write = dbthread.DatabaseThread._write_batch
-
     def timed_write(self: Any, batch: Any) -> Any:
         started = time.perf_counter()
         try:
@@ -242,14 +249,15 @@ def watch_stalls(path: str) -> None:
             batches.append((started - getattr(batch, "made", started),
                             time.perf_counter() - started, len(batch.saves)))
 
-    made = dbthread._SaveBatch.__init__
-
     def stamped(self: Any) -> None:
         made(self)
         self.made = time.perf_counter()
 
-    dbthread._SaveBatch.__init__ = stamped  # type: ignore[method-assign]
-    dbthread.DatabaseThread._write_batch = timed_write  # type: ignore[method-assign]
+    if hasattr(dbthread, "_SaveBatch"):  # a commit before group commit has no batches
+        write = dbthread.DatabaseThread._write_batch
+        made = dbthread._SaveBatch.__init__
+        dbthread._SaveBatch.__init__ = stamped  # type: ignore[method-assign]
+        dbthread.DatabaseThread._write_batch = timed_write  # type: ignore[method-assign]
 
     def report() -> None:
         def spread(values: list[float]) -> str:
@@ -395,7 +403,8 @@ class ServerProcess:
             command = [sys.executable, __file__, "--serve", str(config)]
             command += ["--nodelay"] if nodelay else []
         else:  # another commit's server, from its own checkout (--ab)
-            command = [sys.executable, "-c", TREE_SERVE, str(tree), str(config)]
+            command = [sys.executable, "-c", TREE_SERVE, str(tree), str(config),
+                       str(REPO / "benchmarks")]
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
                                         cwd=tree or REPO)
         self.port = port
@@ -1168,7 +1177,7 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
                   f"{sum(v.refused for v in viewers)} refused")
         events0 = sum(v.events for v in viewers)
         await each(groups, "begin_window")
-        if options.stalls and options.tree is None:  # another commit has no handler
+        if options.stalls:
             for node in server.nodes:
                 node.process.send_signal(signal.SIGUSR1)
         cpus0 = server.cpus()
@@ -1180,7 +1189,7 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
         measured = await each(groups, "end_window")
         cpus = [after - before for before, after in zip(cpus0, server.cpus())]
         reactor_cpu = sum(node.reactor_cpu() for node in server.nodes) - reactor0
-        if options.stalls and options.tree is None:  # another commit has no handler
+        if options.stalls:
             for node in server.nodes:
                 node.process.send_signal(signal.SIGUSR2)
         busy = [after - before for before, after in zip(busy0, machine_busy())]
@@ -1265,6 +1274,9 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
     print(f"check: {finished} finished matches ({checked}), {len(failures)} problems")
     for failure in failures[:30]:
         print("  " + failure)
+    stalls = Path(os.environ.get("FIBSD_STALLS", "-"))
+    if options.stalls and stalls.exists():
+        print(f"stalls ({stalls.name}):\n  " + stalls.read_text().strip().replace("\n", "\n  "))
     figures.update(finished=finished, problems=len(failures))
     return figures
 
@@ -1353,6 +1365,10 @@ async def side_by_side(reactor: Any, options: argparse.Namespace) -> int:
         for number in range(options.rounds):
             for label, tree in (sides if number % 2 == 0 else sides[::-1]):
                 print(f"== round {number + 1}: {label} ==", flush=True)
+                if options.stalls:  # one file per run: FILE.<ref>.<round>
+                    os.environ["FIBSD_STALLS"] = str(Path(
+                        f"{options.stalls}.{label.split()[0].replace('/', '_')}.{number + 1}"
+                    ).resolve())
                 figures = await run(reactor, argparse.Namespace(**{**vars(options),
                                                                    "tree": tree}))
                 problems += figures["problems"]

@@ -452,6 +452,11 @@ class DatabaseThread(Service):
             return self._save(args[0])
         return self.run(lambda store: getattr(store, method)(*args, **kwargs))
 
+    def save_match(self, saved: SavedMatch) -> Deferred[None]:
+        """``Store.save_match`` (made at every game action): straight to the open batch,
+        without the lookup and closure of the other methods (``__getattr__``)."""
+        return self._save(saved)
+
     def _save(self, saved: SavedMatch) -> Deferred[None]:
         """``save_match``, in the open batch or in a new one queued behind every call
         made so far."""

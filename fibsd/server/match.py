@@ -222,10 +222,14 @@ class LiveMatch:
         self._blocks: dict[OnlineUser, list[list[str]]] = {}
         self._after: list[Callable[[], None]] = []
         # Stallers and droppers (protocol/fair-dice.md): since when the player to act
-        # has been silent, the timers of ``claim``, and (game, player, count) of the
-        # latest drops in a row on the dropper's own turn while behind.
+        # has been silent; the silence ``claim`` counts (the silent player and the delays
+        # of his warning and of the claim, None when none counts), whether he was warned,
+        # and its one timer (``_arm_claim``); (game, player, count) of the latest drops
+        # in a row on the dropper's own turn while behind.
         self.silent_since = lobby.now()
-        self._claim_calls: list[IDelayedCall] = []
+        self._silence: tuple[int, float, float] | None = None
+        self._warned = False
+        self._claim_timer: IDelayedCall | None = None
         self.own_turn_drops: tuple[int, int, int] | None = None
         self._result: _Result | None = None  # set by the end of the match
         self._ending_game = False  # the events of a game-ending action are being sent
@@ -1398,28 +1402,58 @@ class LiveMatch:
         return None
 
     def _cancel_claim(self) -> None:
-        for call in self._claim_calls:
-            if call.active():
-                call.cancel()
-        self._claim_calls = []
+        """Nobody's silence counts (the match waits for the database, or is over)."""
+        self._silence = None
+        if self._claim_timer is not None:
+            self._claim_timer.cancel()
+            self._claim_timer = None
 
     def _arm_claim(self) -> None:
-        """Something happened: the silence starts again, for whoever acts now."""
-        self._cancel_claim()
-        self.silent_since = self.lobby.now()
+        """Something happened: the silence starts again, for whoever acts now.  Only the
+        silence is noted: the match's one timer (``_claim_due``) is left as it is when it
+        is armed no later than this silence's warning, so an action costs no timer work;
+        it looks, when it fires, at the silence of that moment."""
+        self.silent_since = now = self.lobby.now()
         fair = self._fair_settings()
         silent = self.silent_player()
-        if fair is None or not fair.claim_after or silent is None:
+        if (fair is None or not fair.claim_after or silent is None
+                or self.lobby.matches.get(self.names[0]) is not self):
+            self._cancel_claim()
             return
-        if self.lobby.matches.get(self.names[0]) is not self:
+        warn = max(fair.claim_after - CLAIM_WARNING, 0)
+        self._silence = (silent, warn, fair.claim_after)
+        self._warned = False
+        timer = self._claim_timer
+        if timer is not None:
+            if timer.getTime() <= now + warn:
+                return
+            timer.cancel()  # claim_after became shorter
+        self._claim_timer = self.lobby.clock.callLater(warn, self._claim_due)
+
+    def _claim_due(self) -> None:
+        """The claim timer: what the current silence made due is sent, each line once
+        (the warning to the silent player ``claim_after - CLAIM_WARNING`` seconds after
+        it began, the claim to his opponent ``claim_after`` seconds after), and the
+        timer is armed again for what is still to come."""
+        self._claim_timer = None
+        silence = self._silence
+        if silence is None:  # never armed without one; ``_cancel_claim`` cancels it
             return
-        clock = self.lobby.clock
-        self._claim_calls = [
-            clock.callLater(max(fair.claim_after - CLAIM_WARNING, 0), self._tell, silent,
-                            fair_text.claim_warning(self.names[1 - silent])),
-            clock.callLater(fair.claim_after, self._tell, 1 - silent,
-                            fair_text.claimable(self.names[silent])),
-        ]
+        silent, warn, after = silence
+        now = self.lobby.now()
+        if not self._warned and self.silent_since + warn <= now:
+            self._warned = True
+            self._tell(silent, fair_text.claim_warning(self.names[1 - silent]))
+            if self._silence is not silence:  # what the line set off ended the silence
+                return
+        due = self.silent_since + after
+        if due <= now:
+            self._silence = None
+            self._tell(1 - silent, fair_text.claimable(self.names[silent]))
+            return
+        if not self._warned:
+            due = self.silent_since + warn
+        self._claim_timer = self.lobby.clock.callLater(due - now, self._claim_due)
 
     def _tell(self, player: int, line: str) -> None:
         user = self.user(player)

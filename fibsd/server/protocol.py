@@ -191,6 +191,8 @@ class FibsProtocol(Protocol):
 
     def unsent(self) -> int:
         """Bytes written to this connection that its client has not taken yet."""
+        if self._socket is not None:  # asked before every write: no walk down the layers
+            return _held(self._socket)
         return _unsent(self.transport)
 
     def _cut_off(self, limit: int) -> None:
@@ -253,10 +255,15 @@ def _unsent(transport: object) -> int:
     while not isinstance(transport, FileDescriptor) and hasattr(transport, "transport"):
         transport = transport.transport
     if isinstance(transport, FileDescriptor):
-        return (len(transport.dataBuffer) - transport.offset  # type: ignore[attr-defined]
-                + transport._tempDataLen)  # type: ignore[attr-defined]
+        return _held(transport)
     value = getattr(transport, "value", None)  # twisted.internet.testing.StringTransport
     return len(value()) if callable(value) else 0
+
+
+def _held(descriptor: FileDescriptor) -> int:
+    """The bytes Twisted holds for a socket, not yet taken by the kernel."""
+    return (len(descriptor.dataBuffer) - descriptor.offset  # type: ignore[attr-defined]
+            + descriptor._tempDataLen)  # type: ignore[attr-defined]
 
 
 def _host(address: IAddress) -> str:
