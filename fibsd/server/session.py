@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
@@ -565,7 +566,8 @@ class Session(SharedParts):
         if words[0] == "login" and len(words) >= 5:
             _, client, _version, name, password = words[:5]
             self.token_asked = tokens.asked(self, words)
-            return self._authenticate(name, password, client=client[:20])
+            # Interned: thousands of users of the same client program share one string.
+            return self._authenticate(name, password, client=sys.intern(client[:20]))
         if words[0] == "login" and len(words) > 1:
             # A client's login line with a field missing (an empty password, say):
             # answer as for a wrong password, which every client recognises, rather

@@ -112,6 +112,7 @@ def test_idle_users_share_their_settings_and_hold_no_per_user_leftovers() -> Non
     assert alice.toggles is bob.toggles and alice.variables is bob.variables
     assert alice._rolls_seen is None and bob._rolls_seen is None
     assert alice.invitations_seen is None  # made at the first invitation
+    assert alice.client == "test" and alice.client is bob.client
     assert alice.gagged is bob.gagged and alice.blinded is bob.blinded
     assert not hasattr(alice, "record")
     assert alice.created == server.store.get_user("alice").created
