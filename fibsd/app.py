@@ -11,7 +11,6 @@ from __future__ import annotations
 import resource
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from twisted.application.service import MultiService
@@ -41,9 +40,11 @@ from fibsd.server.protocol import FibsFactory
 from fibsd.server.ports import GameSockets
 from fibsd.server.proxy_header import ProxyHeaderFactory
 from fibsd.server.session import PasswordHasher, Services
+from fibsd.server.site_texts import help_problem, read_motd
 from fibsd.server.tls import TlsError, TlsFiles
 from fibsd.server.websocket import logged_in, websocket_resource
-from fibsd.store.opening import Timeouts, open_store, shown
+from fibsd.store.opening import open_store, shown
+from fibsd.store.timeouts import Timeouts
 from fibsd.tournament import commands as tournament_commands  # noqa: F401 - registers them
 from fibsd.tournament.director import Director
 from fibsd.web.gate import WebGate
@@ -52,23 +53,6 @@ from fibsd.web.pages import make_site
 from fibsd.wire import clip
 
 log = Logger()
-
-
-def read_motd(path: Path) -> tuple[str, ...]:
-    """The MOTD box; no box at all when the file is missing or empty."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        log.warn("No message of the day: cannot read {path}", path=str(path))
-        return ()
-    return tuple(clip.format_motd_box(text)) if text.strip() else ()
-
-
-def help_problem(help_dir: Path) -> str | None:
-    """What is wrong with the help directory, or None."""
-    if not help_dir.is_dir():
-        return f"The help directory {help_dir} is missing: 'help <topic>' finds no text."
-    return None
 
 
 def build_services(settings: Settings, db: Any, passwords: PasswordHasher,

@@ -25,7 +25,8 @@ from twisted.internet import reactor
 from fibsd.client.bot import Stats
 from fibsd.server.session import DATABASE_DOWN
 from fibsd.store import Unavailable, WriteFailed
-from fibsd.store.opening import Timeouts, open_store
+from fibsd.store.opening import open_store
+from fibsd.store.timeouts import Timeouts
 from fibsd.wire import game_text as text
 from tests.cluster_nodes import (
     HeldBot,

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 
 from fibsd.client import events as ev
 from fibsd.client import strategy
-from fibsd.client.bot import Brain
+from fibsd.client.brain import Brain
 from fibsd.rules.play import BAR_POINT, OFF_POINT, Play
 from fibsd.rules.position import BAR, Position
 from fibsd.wire.board import UNLIMITED, Colour, Seat, Table, board_view, format_board

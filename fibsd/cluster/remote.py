@@ -4,14 +4,20 @@ on his real session (``fibsd.cluster.node``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fibsd.server.session import SharedParts
 
 if TYPE_CHECKING:
-    from fibsd.cluster.node import ClusterNode
     from fibsd.server.session import Services
     from fibsd.server.user import OnlineUser
+
+
+class Courier(Protocol):
+    """What carries a call to the user's node: the ``ClusterNode`` that made the proxy
+    (named by its part here, so that this module needs nothing of the node's)."""
+
+    def deliver(self, node: str, name: str, method: str, args: list[Any]) -> None: ...
 
 
 class RemoteSession(SharedParts):
@@ -20,7 +26,7 @@ class RemoteSession(SharedParts):
 
     remote = True
 
-    def __init__(self, node: ClusterNode, home: str, services: Services, *,
+    def __init__(self, node: Courier, home: str, services: Services, *,
                  is_clip: bool, host: str) -> None:
         self.node = node
         self.home = home  # the name of the node the user is connected to
@@ -63,7 +69,7 @@ class RemoteRolls(list[int]):
     """A proxy user's ``rolls_seen`` (for ``dicetest``): each roll a match here counts
     for him is counted on his node too, in the same message as the roll's lines."""
 
-    def __init__(self, node: ClusterNode, home: str, name: str) -> None:
+    def __init__(self, node: Courier, home: str, name: str) -> None:
         super().__init__([0] * 36)
         self._node = node
         self._home = home

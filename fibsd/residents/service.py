@@ -108,7 +108,8 @@ def run_bots(settings: Settings) -> int:
     """``fibsd bots``: prepare the accounts, run the bots until Ctrl-C or SIGTERM."""
     from twisted.internet import reactor
 
-    from fibsd.store.opening import Timeouts, open_store
+    from fibsd.store.opening import open_store
+    from fibsd.store.timeouts import Timeouts
 
     if not settings.bots.resident:
         print("fibsd bots: the configuration lists no [[bots.resident]]")

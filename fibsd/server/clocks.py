@@ -19,7 +19,7 @@ answered once).  A slow link thus pays its round trip once at most, never per de
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from twisted.logger import Logger
 
@@ -27,12 +27,13 @@ from fibsd.rules.clock import ClockSpec, InvalidClock, MatchClock
 from fibsd.wire import clock_text
 
 if TYPE_CHECKING:
+    from twisted.internet.defer import Deferred
     from twisted.internet.interfaces import IDelayedCall
 
     from fibsd.config import Clocks
-    from fibsd.server.match import LiveMatch
-    from fibsd.server.session import Session
-    from fibsd.server.user import OnlineUser
+    from fibsd.rules.match import Match
+    from fibsd.server.lobby import Lobby
+    from fibsd.server.user import Line, OnlineUser
 
 _log = Logger()
 
@@ -49,15 +50,32 @@ def chosen_clock(user: OnlineUser) -> ClockSpec | None:
         return None
 
 
+class ClockedMatch(Protocol):
+    """What the clocks read of their match, a ``fibsd.server.match.LiveMatch``: named
+    here, so that the match builds its clocks without the clocks importing it back."""
+
+    lobby: Lobby
+    names: tuple[str, str]
+    rules: Match
+    paused: bool
+
+    @property
+    def is_live(self) -> bool: ...
+
+    def user(self, player: int) -> OnlineUser | None: ...
+
+    def lose_on_time(self, player: int) -> Deferred[None]: ...
+
+
 class MatchClocks:
     """The clocks of one live match."""
 
-    def __init__(self, match: LiveMatch, state: MatchClock) -> None:
+    def __init__(self, match: ClockedMatch, state: MatchClock) -> None:
         self.match = match
         self.state = state
         self._calls: list[IDelayedCall] = []
         # Per player: (the session measured, its quickest answer in seconds).
-        self._quickest: dict[int, tuple[Session, float]] = {}
+        self._quickest: dict[int, tuple[Line, float]] = {}
 
     def _now(self) -> float:
         return self.match.lobby.now()

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from twisted.internet.defer import Deferred, maybeDeferred
 
@@ -33,7 +33,7 @@ from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby, on_login
 
 if TYPE_CHECKING:
-    from fibsd.server.session import Session
+    from fibsd.config import Settings
     from fibsd.server.user import OnlineUser
 
 PREFIX = "token:"  # in the password's place of the login line
@@ -41,22 +41,45 @@ ASK = "token"  # the login line's sixth word
 LINE = "token: {secret}"  # the answer, after the login block
 
 
+class Holder(Protocol):
+    """A connection here, which may hold a token (``fibsd.server.session.Session``):
+    named here, so that the tokens need nothing of the module that makes sessions."""
+
+    web: bool
+    token_hash: str | None
+    token_guard: str
+    user: OnlineUser | None
+
+    @property
+    def lobby(self) -> Lobby: ...
+
+    @property
+    def db(self) -> Any: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    def now(self) -> int: ...
+
+    def notify(self, *lines: str) -> None: ...
+
+
 def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("ascii", "replace")).hexdigest()
 
 
-def asked(session: Session, words: list[str]) -> bool:
+def asked(session: Holder, words: list[str]) -> bool:
     """Whether a CLIP login line (split) asks for a token, on a connection that may
     get one."""
     return session.web and words[5:6] == [ASK] and session.settings.pace.token_lifetime > 0
 
 
-def is_token(session: Session, password: str) -> bool:
+def is_token(session: Holder, password: str) -> bool:
     return (session.web and password.startswith(PREFIX)
             and session.settings.pace.token_lifetime > 0)
 
 
-def verify(session: Session, name: str, password: str) -> Deferred[bool]:
+def verify(session: Holder, name: str, password: str) -> Deferred[bool]:
     """Whether ``password`` (``token:<secret>``) is a live token of account ``name``;
     if so the session holds it from now on."""
     digest = _digest(password[len(PREFIX):])
@@ -71,7 +94,7 @@ def verify(session: Session, name: str, password: str) -> Deferred[bool]:
     return maybeDeferred(session.db.token_user, digest, session.now()).addCallback(check)
 
 
-def _store(session: Session, name: str, digest: str) -> Deferred[bool]:
+def _store(session: Holder, name: str, digest: str) -> Deferred[bool]:
     """Store the token (again), guarded by the password hash the session logged in
     with (``Session.token_guard``): a token revoked by a new password stays revoked."""
     pace = session.settings.pace
@@ -83,9 +106,10 @@ def _store(session: Session, name: str, digest: str) -> Deferred[bool]:
 @on_login
 def _issue(lobby: Lobby, user: OnlineUser) -> None:
     """A login that asked for a token (and did not log in with one) gets it."""
-    session = user.session
-    if not getattr(session, "token_asked", False) or getattr(session, "token_hash", None):
+    line = user.session
+    if not getattr(line, "token_asked", False) or getattr(line, "token_hash", None):
         return
+    session = cast(Holder, line)  # it asked for a token: a connection here
     secret = secrets.token_urlsafe(32)
     digest = _digest(secret)
 
@@ -97,7 +121,7 @@ def _issue(lobby: Lobby, user: OnlineUser) -> None:
     unattended(_store(session, user.name, digest).addCallback(send), "add_token")
 
 
-def ended(session: Session, name: str, *, logged_out: bool) -> None:
+def ended(session: Holder, name: str, *, logged_out: bool) -> None:
     """The connection holding a token ended: ``bye`` revokes it; a drop (or a timeout)
     keeps it for ``token_lifetime`` more seconds, for the client to come back with."""
     digest, session.token_hash = session.token_hash, None
@@ -109,12 +133,12 @@ def ended(session: Session, name: str, *, logged_out: bool) -> None:
         unattended(_store(session, name, digest), "add_token")
 
 
-def password_changed(session: Session, name: str) -> Deferred[Any]:
+def password_changed(session: Holder, name: str) -> Deferred[Any]:
     """A new password (``password``, ``admin password``): every token of the account
     goes; the sessions holding one forget it (the store would refuse it anyway: it
     checks the password hash each session logged in with)."""
     user = session.lobby.find(name)
     for held in (session, user.session if user is not None else None):
         if held is not None and getattr(held, "token_hash", None) is not None:
-            held.token_hash = None
+            cast(Holder, held).token_hash = None
     return maybeDeferred(session.db.revoke_tokens, name)

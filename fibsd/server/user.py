@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fibsd.server.shared_settings import replaced, shared
 from fibsd.store import UserRecord
@@ -17,7 +17,56 @@ from fibsd.wire.clip import WhoInfo, format_who_info, who_info_parts
 from fibsd.wire.settings import toggles_from_text, toggles_to_text
 
 if TYPE_CHECKING:
-    from fibsd.server.session import Session
+    from fibsd.config import Settings
+
+
+class Indexes(Protocol):
+    """The lobby's indexes of watchers and waiters (``fibsd.server.lobby.Lobby``), which
+    a user's ``watching`` and ``awaits`` keep up to date."""
+
+    def watching_changed(self, user: OnlineUser, old: str | None, new: str | None) -> None: ...
+
+    def awaits_changed(self, user: OnlineUser, old: tuple[str, ...],
+                       new: tuple[str, ...]) -> None: ...
+
+
+class Line(Protocol):
+    """What the lobby, the commands and the matches use of the connection a user is
+    reached through: a connection here (``fibsd.server.session.Session``) or a stand-in
+    for one on another node (``fibsd.cluster.remote.RemoteSession``).  Named here, so
+    that a user needs nothing of the module that makes sessions."""
+
+    remote: bool
+    is_clip: bool
+    host: str
+    user: OnlineUser | None
+
+    @property
+    def lobby(self) -> Indexes: ...
+
+    @property
+    def db(self) -> Any: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    def now(self) -> int: ...
+
+    def send(self, *lines: str) -> None: ...
+
+    def error(self, text: str) -> None: ...
+
+    def notify(self, *lines: str) -> None: ...
+
+    def notify_event(self, *lines: str) -> None: ...
+
+    def notify_clip(self, data: bytes) -> None: ...
+
+    def not_reading(self) -> bool: ...
+
+    def replaced(self) -> None: ...
+
+    def disconnect(self, goodbye: bool = True, notice: str | None = None) -> None: ...
 
 
 @dataclass(eq=False, slots=True, weakref_slot=True)  # slots: thousands are online
@@ -27,7 +76,7 @@ class OnlineUser:
     # ``UserRecord``, whose stored settings and password hash an online user no longer
     # needs (about 400 bytes per idle user).
     created: int
-    session: Session
+    session: Line
     login_time: int
     host: str  # the full address: only the user himself sees it
     client: str | None  # the client word of a CLIP login; None for telnet users
@@ -75,7 +124,7 @@ class OnlineUser:
 
     @classmethod
     def from_record(
-        cls, record: UserRecord, session: Session, *, login_time: int, host: str,
+        cls, record: UserRecord, session: Line, *, login_time: int, host: str,
         client: str | None, now: float, new_account_variables: Mapping[str, str] = {},
         shown_host: str | None = None,
     ) -> OnlineUser:

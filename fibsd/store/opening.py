@@ -8,25 +8,13 @@ when a URL is opened, and its absence is a ``DatabaseUnavailable`` that says so.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from fibsd.store import Store
+from fibsd.store.timeouts import Timeouts
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    """How long the server waits for PostgreSQL (the ``[db]`` keys); a statement
-    timeout of 0 waits for ever (the admin commands, a migration)."""
-
-    connect_timeout: int = 5  # seconds (libpq counts whole seconds, at least 2)
-    statement_timeout_ms: int = 0
-    keepalives_idle: int = 10  # seconds of silence before the first TCP keepalive
-    keepalives_interval: int = 5  # seconds between two unanswered keepalives
-    keepalives_count: int = 3  # unanswered keepalives that end the connection
 
 
 class DatabaseUnavailable(Exception):

@@ -46,7 +46,7 @@ import psycopg
 from psycopg import errors
 
 from fibsd.store import Unavailable, WriteFailed
-from fibsd.store.opening import Timeouts
+from fibsd.store.timeouts import Timeouts
 from fibsd.store.postgres_migrations import upgrade
 from fibsd.store.sql import Cursor, SQLStore
 

@@ -18,7 +18,7 @@ from twisted.logger import globalLogPublisher
 from twisted.python.failure import Failure
 
 from fibsd.app import FibsService
-from fibsd.client.bot import PASSWORD_VARIABLE, build_parser, parse_args
+from fibsd.client.bot.command import PASSWORD_VARIABLE, build_parser, parse_args
 from tests.client.test_loopback import start_server
 from tests.helpers import Waits, make_settings
 

@@ -48,7 +48,9 @@ MATCH = [
     ("send", "bob", "rawwho", ("bob", "6")),
     ("send", "bob", "dicetest", ("bob", "Chi-square of the 36 rolls*")),
     ("send", "alice", "dicetest", ("alice", "Chi-square of the 36 rolls*")),
-    ("send", "carol", "unwatch", ("carol", "You stop watching alice.")),
+    ("send", "carol", "unwatch", ("carol", "You stop watching alice."),
+     ("alice", "carol stops watching you."), ("alice", "5 carol - - *"), ("alice", "6"),
+     ("bob", "5 carol - - *"), ("bob", "6")),
 ]
 PLACES = {"alice": 0, "bob": 1, "carol": 1}
 

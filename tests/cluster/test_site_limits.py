@@ -136,6 +136,10 @@ async def test_fairdice_of_a_finished_match_counts_on_the_players_own_node(
         for player in (bob, alice):
             player.send("toggle ready")
             await player.expect(lambda line: line.startswith("** You're now ready"))
+        # Both nodes know both players ready before bob invites: alice is told on node
+        # 1 before node 0 hears of it through the broker.
+        await site.waits.until(lambda: all(site.lobby(n).find(u).ready for n in (0, 1)
+                                           for u in ("alice", "bob")), lambda: "ready")
         bob.send("invite alice 1")
         await alice.expect("Type 'join bob' to accept.")
         alice.send("join bob")  # the match lives on bob's node

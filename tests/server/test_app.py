@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
@@ -10,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -147,15 +149,30 @@ def _read_until(stream: "subprocess.IO[str]", pattern: str) -> re.Match[str]:
     raise AssertionError(f"the server never printed {pattern!r}")
 
 
+@contextlib.contextmanager
+def _sigint_not_ignored() -> Iterator[None]:
+    """A process started meanwhile meets SIGINT as one started from a terminal does.
+    Otherwise it inherits this process's disposition, and pytest run in the background
+    of a non-interactive shell (``pytest &``, nohup, some CI runners) ignores SIGINT:
+    the server then rightly leaves it ignored (Python and Twisted install no handler
+    over an ignored SIGINT), and Ctrl-C would not stop it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_the_console_script_runs_and_stops_cleanly(tmp_path: Path, stop: int) -> None:
     database = tmp_path / "data" / "fibsd.sqlite"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "fibsd", "--port", "0", "--web-port", "0",
-         "--interface", "127.0.0.1",
-         "--database", str(database)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=tmp_path)
+    with _sigint_not_ignored():
+        server = subprocess.Popen(
+            [sys.executable, "-m", "fibsd", "--port", "0", "--web-port", "0",
+             "--interface", "127.0.0.1",
+             "--database", str(database)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=tmp_path)
     try:
         assert server.stdout is not None
         found = _read_until(server.stdout, r"fibsd listening on 127\.0\.0\.1 port ([0-9]+), "

@@ -14,13 +14,14 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from fibsd.server.session import Session
     from fibsd.server.user import OnlineUser
 
-Run = Callable[["Session", str], object]
+# The registry hands a command its session (``fibsd.server.session.Session``) and
+# needs nothing of it.
+Run = Callable[[Any, str], object]
 F = TypeVar("F", bound=Run)
 
 
@@ -85,7 +86,13 @@ def command_words() -> frozenset[str]:
     return FIBS_WORDS | COMMANDS.keys()
 
 
-def user_of(session: Session) -> OnlineUser:
+class Typist(Protocol):
+    """The session a command is typed on, as ``user_of`` reads it."""
+
+    user: OnlineUser | None
+
+
+def user_of(session: Typist) -> OnlineUser:
     """The user typing a command: commands run only once the session is logged in."""
     assert session.user is not None
     return session.user

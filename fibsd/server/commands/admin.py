@@ -25,7 +25,7 @@ Every answer to the admin is a ``** `` line, which every client shows as a messa
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.logger import Logger
@@ -42,6 +42,7 @@ from fibsd.administration import (
 )
 from fibsd.server.commands import command, user_of
 from fibsd.server.dbthread import unattended
+from fibsd.server.site_texts import help_problem, read_motd
 from fibsd.server.tokens import password_changed
 from fibsd.store import AdminAction, Ban, NameTaken, UnknownUser
 from fibsd.wire.input import password_problem
@@ -261,7 +262,7 @@ def _kick_first(session: Session, name: str, why: str) -> None:
     admin = user_of(session).name
     _cut_off(target, f"** You were kicked off the server by {admin}: {why}")
     session.send(f"** {name} was kicked off the server.")
-    target.session.connection_lost()
+    cast("Session", target.session).connection_lost()  # _kickable: a connection here
     record(session, "kick", name, why)
 
 
@@ -311,8 +312,6 @@ def delete(session: Session, words: list[str], rest: str) -> Deferred[None]:
 
 @sub("reload")
 def reload(session: Session, words: list[str], rest: str) -> None:
-    from fibsd.app import help_problem, read_motd  # the composition root's readers
-
     services = session.services
     services.motd = read_motd(services.settings.motd)
     problem = help_problem(services.settings.help_dir)
