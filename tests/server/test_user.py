@@ -97,8 +97,9 @@ def test_an_idle_user_holds_no_attribute_dict_nor_empty_queues() -> None:
     assert not hasattr(conn.protocol._telnet, "__dict__")
     assert not isinstance(user.session._queue, deque)
     throttle = server.services.throttle
+    assert throttle._addresses
     for ledger in (throttle._addresses, throttle._accounts):
-        assert ledger and not any(isinstance(r.waiting, deque) for r in ledger.values())
+        assert not any(isinstance(r.waiting, deque) for r in ledger.values())
 
 
 def test_idle_users_share_their_settings_and_hold_no_per_user_leftovers() -> None:
