@@ -26,7 +26,7 @@ nothing a message holds can break the broker connection.
 Death is judged by heartbeats heard since this node's own broker link last changed:
 a node whose link was down does not take the others for dead until it has been down
 for ``dead_after_ms``, nor before they had ``dead_after_ms`` to be heard again once
-it is back.
+it is back; and a node judges only after reading what waits for it (``_beat``).
 """
 
 from __future__ import annotations
@@ -198,6 +198,7 @@ class ClusterNode:
         self._applying: OnlineUser | None = None  # changes to him are not republished
         self._greeted = False
         self._heartbeat = LoopingCall(self._beat)
+        self._judging: Any = None  # the judgement of the others after a heartbeat
         self._heartbeat.clock = reactor
         self.lobby.matches = MatchTable(self)
         self.invitations = self.lobby.invitations = InvitationTable(self)
@@ -233,6 +234,8 @@ class ClusterNode:
         """Send what is queued, then close the broker connections."""
         if self._heartbeat.running:
             self._heartbeat.stop()
+        if self._judging is not None and self._judging.active():
+            self._judging.cancel()
         for _, _, _, timer in self.pending.values():
             timer.cancel()
         self._flush()
@@ -271,6 +274,14 @@ class ClusterNode:
     def _beat(self) -> None:
         if self.broker is not None:
             self._publish(m.ALL, [["hb"]])
+        # The others are judged once what waits on the sockets has been read (timers run
+        # before reads in a reactor's pass): after this process stood still (a long
+        # pause, a stopped process), their heartbeats of that time are there, unread,
+        # and must count before anyone is taken for dead.
+        if self._judging is None or not self._judging.active():
+            self._judging = self.reactor.callLater(0, self._judge)
+
+    def _judge(self) -> None:
         now = self.reactor.seconds()
         limit = self.settings.dead_after_ms / 1000
         for peer, heard in list(self.peers.items()):

@@ -15,6 +15,7 @@ Every wait is for lines or processes, bounded by ``WAIT``.
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import time
@@ -23,6 +24,7 @@ from pathlib import Path
 import pytest
 import pytest_twisted
 from twisted.internet import reactor
+from twisted.internet.task import deferLater
 
 from fibsd.client.bot import Stats
 from fibsd.store.opening import open_store
@@ -260,3 +262,39 @@ async def test_a_killed_node_s_users_are_gone_and_its_match_resumes_on_the_other
         store.close()
 
 
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_node_that_stood_still_hears_the_others_before_judging_them(
+        tmp_path: Path, postgres_url: str, redis_url: str) -> None:
+    """north is stopped (SIGSTOP) for three times its ``dead_after_ms``, then goes on.
+    Its heartbeat timer is overdue and runs before its sockets are read, where south's
+    heartbeats of that time wait: they count before north judges, so bob (south) stays
+    online for alice (north).  (south's own ``dead_after_ms`` is long: it keeps north.)"""
+    waits = Waits(WAIT)
+    create_accounts(postgres_url, ("alice", "bob"))
+    north = start_node(waits, write_config(tmp_path, "north", postgres_url, redis_url,
+                                           heartbeat_ms=HEARTBEAT_MS,
+                                           dead_after_ms=DEAD_AFTER_MS))
+    south = start_node(waits, write_config(tmp_path, "south", postgres_url, redis_url,
+                                           heartbeat_ms=HEARTBEAT_MS, dead_after_ms=60_000))
+    try:
+        ports = [await listening(waits, node) for node in (north, south)]
+        alice = await log_in(waits, ports[0], "alice")
+        await log_in(waits, ports[1], "bob")
+        await waits.until(lambda: any(line.startswith("5 bob ") for line in alice.received),
+                          lambda: f"alice to see bob: {alice.received[-5:]}")
+        assert north.transport is not None
+        os.kill(north.transport.pid, signal.SIGSTOP)
+        # The stop's length is the scenario (three deaths long), not a wait for anything.
+        await deferLater(reactor, 3 * DEAD_AFTER_MS / 1000, lambda: None)
+        os.kill(north.transport.pid, signal.SIGCONT)
+        seen = len(alice.received)
+        alice.sendLine(b"rawwho")  # read by north after its overdue timers ran
+        await waits.until(lambda: "6" in alice.received[seen:],
+                          lambda: f"alice's rawwho: {alice.received[seen:]}")
+        after = alice.received[seen:]
+        assert "8 bob bob drops connection." not in after, after
+        assert any(line.startswith("5 bob ") for line in after), after
+    finally:
+        kill_all([north, south])
