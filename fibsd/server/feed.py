@@ -86,9 +86,9 @@ class Feed:
                 recipient.write_held(data)
         if self._round:
             self._call = self.clock.callLater(0, self._flush)
-        elif not self._held:
-            # An emptied dict keeps the table it grew to (a login burst's: about 300
-            # bytes per user online); a new one is empty.
-            self._held = {}
         elif self._held:
             self._call = self.clock.callLater(self.delay, self._flush)
+        else:
+            # An emptied dict keeps the table it grew to (a login burst's); a new one
+            # is empty.
+            self._held = {}
