@@ -120,13 +120,13 @@ def apply(user: OnlineUser, fields: dict[str, Any]) -> None:
     their setters, which keep the lobby's indexes)."""
     for key, value in fields.items():
         if key == "t":
-            user.toggles.update(value)
+            user.set_toggles(value)
         elif key == "v":
-            user.variables.update(value)
+            user.set_variables(value)
         elif key == "g":
-            user.gagged = set(value)
+            user.gagged = frozenset(value)
         elif key == "bl":
-            user.blinded = set(value)
+            user.blinded = frozenset(value)
         elif key == "w":
             if user.watching != value:
                 user.watching = value
@@ -136,4 +136,4 @@ def apply(user: OnlineUser, fields: dict[str, Any]) -> None:
 
 def login_payload(user: OnlineUser, key: tuple[float, str], state: dict[str, Any]) -> dict[str, Any]:
     return {"u": user.name, "k": list(key), "lt": user.login_time, "h": user.host,
-            "sh": user.shown_host, "c": user.client, "ct": user.record.created, "s": state}
+            "sh": user.shown_host, "c": user.client, "ct": user.created, "s": state}

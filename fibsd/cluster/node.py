@@ -55,7 +55,6 @@ from fibsd.server.match import live_match
 from fibsd.server.ratelimit import adopt, levels
 from fibsd.server.session import COMMAND_FAILED
 from fibsd.server.user import OnlineUser
-from fibsd.store import UserRecord
 from fibsd.wire import clip
 from fibsd.wire import game_text
 from fibsd.wire.listings_text import GameRow
@@ -628,10 +627,8 @@ class ClusterNode:
         state = payload["s"]
         session = RemoteSession(self, home, self.services, is_clip=payload["c"] is not None,
                                 host=payload["h"])
-        record = UserRecord(name=payload["u"], password_hash="", created=payload["ct"],
-                            rating=state["r"], experience=state["x"], address=state["e"])
         user = OnlineUser(
-            name=payload["u"], record=record, session=session,  # type: ignore[arg-type]
+            name=payload["u"], created=payload["ct"], session=session,  # type: ignore[arg-type]
             login_time=payload["lt"], host=payload["h"], client=payload["c"],
             toggles=dict(state["t"]), variables=dict(state["v"]), rating=state["r"],
             experience=state["x"], address=state["e"], shown_host=payload["sh"],

@@ -136,7 +136,12 @@ class LoginThrottle:
                 observer(attempt.address, attempt.account)
         if not failed and attempt.started:
             account = self._accounts.get(attempt.account)
-            if account is not None:  # the owner: those before him no longer count
+            if account is not None and account.in_flight == 0:
+                # The owner, and no other attempt on the account under way: nothing
+                # left to remember (a new record is the same: no failure, no wait), so
+                # an online user holds none (issue 26: ~200 bytes each).
+                del self._accounts[attempt.account]
+            elif account is not None:  # the owner: those before him no longer count
                 account.failures = 0
                 account.next_turn = now
         address = self._addresses.get(attempt.address)

@@ -30,7 +30,10 @@ class Feed:
     def __init__(self, clock: IReactorTime, delay: float) -> None:
         self.clock = clock
         self.delay = delay
-        self._held: dict[Recipient, list[bytes]] = {}
+        # Per recipient what it holds: the one piece held (a broadcast's bytes, shared
+        # by every recipient), or a list once there are more (issue 26: a login's
+        # fan-out makes no object per recipient).
+        self._held: dict[Recipient, bytes | list[bytes]] = {}
         self._round: list[Recipient] = []  # still to write in this round, in reverse
         self._call: IDelayedCall | None = None
 
@@ -38,12 +41,14 @@ class Feed:
         """Send ``data`` to ``recipient`` within ``delay`` seconds (or at the next round,
         if its round has passed), after what it holds."""
         held = self._held.get(recipient)
-        if held is not None:
+        if isinstance(held, list):
             held.append(data)
+        elif held is not None:
+            self._held[recipient] = [held, data]
         elif self.delay <= 0:
             recipient.write_held(data)
         else:
-            self._held[recipient] = [data]
+            self._held[recipient] = data
             if self._call is None:
                 self._call = self.clock.callLater(self.delay, self._flush)
 
@@ -51,7 +56,9 @@ class Feed:
         """What the feed holds for ``recipient``, now no longer held (the caller
         writes it, or drops it when the connection is gone)."""
         held = self._held.pop(recipient, None)
-        return b"".join(held) if held else b""
+        if held is None:
+            return b""
+        return held if isinstance(held, bytes) else b"".join(held)
 
     def flush(self) -> None:
         """Write everything held now, in one go (the in-memory test server, as if the
@@ -62,6 +69,7 @@ class Feed:
         self._round = []
         for recipient in list(self._held):
             recipient.write_held(self.release(recipient))
+        self._held = {}
 
     def _flush(self) -> None:
         """Write one slice of this round's recipients (those holding lines when it
@@ -80,3 +88,7 @@ class Feed:
             self._call = self.clock.callLater(0, self._flush)
         elif self._held:
             self._call = self.clock.callLater(self.delay, self._flush)
+        else:
+            # An emptied dict keeps the table it grew to (a login burst's); a new one
+            # is empty.
+            self._held = {}

@@ -48,6 +48,10 @@ def on_logout(hook: Hook) -> Hook:
     return hook
 
 
+# The size past which a login's line starts a new piece of the cached who listing.
+WHO_PIECE = 16384
+
+
 class Lobby:
     def __init__(self, clock: IReactorTime, dice: DiceSource | None = None,
                  presence_delay: float = 0.0) -> None:
@@ -84,26 +88,28 @@ class Lobby:
         # The users who may have ``report`` on: added at login and by ``toggle``, pruned
         # at logout, so match starts and results do not walk every online user.
         self._reporting: dict[OnlineUser, None] = {}
-        # ``who_lines``: (second, lines) or None once a who change made them stale.
-        self._who_lines: tuple[int, bytes] | None = None
+        # ``who_lines``: (second, pieces) or None once a who change made them stale.
+        self._who_lines: tuple[int, list[bytes]] | None = None
         # A cluster of nodes (fibsd.cluster, wired by fibsd.app): told of this node's
         # logins, logouts and who changes.  Users of other nodes are then in ``online``
         # too, as proxies; lobby broadcasts go to this node's own users only, since
         # every node tells its own.  None: a single node.
         self.cluster: ClusterHooks | None = None
 
-    def who_lines(self, now: float, without: OnlineUser | None = None) -> bytes:
+    def who_lines(self, now: float, without: OnlineUser | None = None) -> tuple[bytes, ...]:
         """Every online user's CLIP 5 line (but ``without``'s), in login order: the list
-        each CLIP login receives.  Kept for the current second, since only the idle
-        fields change with time: after a who change it is made again, and a login
-        adds the newcomer's line, so a burst of logins does not format every line
-        again for each newcomer."""
+        each CLIP login receives, in pieces to be written one after the other.  Kept
+        for the current second, since only the idle fields change with time: after a
+        who change it is made again, and a login adds the newcomer's line (to the last
+        piece, or a new one past ``WHO_PIECE`` bytes: a login at 10,000 users copies a
+        few kilobytes, not the whole listing), so a burst of logins does not format
+        every line again for each newcomer."""
         if without is not None:
-            return _encoded(*(u.clip_who_line(now) for u in self.users() if u is not without))
+            return (_encoded(*(u.clip_who_line(now) for u in self.users() if u is not without)),)
         second = int(now)
         if self._who_lines is None or self._who_lines[0] != second:
-            self._who_lines = (second, _encoded(*(u.clip_who_line(now) for u in self.users())))
-        return self._who_lines[1]
+            self._who_lines = (second, [_encoded(*(u.clip_who_line(now) for u in self.users()))])
+        return tuple(self._who_lines[1])
 
     def users(self) -> Iterator[OnlineUser]:
         return iter(list(self.online.values()))
@@ -218,7 +224,11 @@ class Lobby:
         self.report_toggled(user)
         line = _encoded(user.clip_who_line(self.now()))
         if replaced is None and self._who_lines is not None:
-            self._who_lines = (self._who_lines[0], self._who_lines[1] + line)
+            pieces = self._who_lines[1]
+            if len(pieces[-1]) < WHO_PIECE:
+                pieces[-1] += line
+            else:
+                pieces.append(line)
         else:
             self._who_lines = None
         clip_who = line + _encoded(clip.WHO_END)

@@ -813,7 +813,7 @@ class LiveMatch:
         for player in (0, 1):
             user = self.user(player)
             if user is not None:
-                user.toggles.update(PER_GAME_TOGGLES)
+                user.set_toggles(PER_GAME_TOGGLES)
         self.joined.clear()
         self._events(self.rules.new_game(self.dice))
 

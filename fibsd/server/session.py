@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
@@ -37,6 +38,7 @@ from fibsd.server import commands, grace, tokens
 from fibsd.server.access import (
     Attempt, LoginThrottle, RefusalLog, RegistrationLimit, network, shown_host)
 from fibsd.server.dbthread import log_write_failed, unattended
+from fibsd.server.idle import IdleDeadlines
 from fibsd.server.lobby import Lobby
 from fibsd.server.user import OnlineUser
 from fibsd.administration import banned_text
@@ -200,6 +202,11 @@ class Services:
     analysis_on: bool = True
     # The tournament director (fibsd.tournament.director, wired by fibsd.app).
     tournaments: Any = None
+    # Every logged-in session's idle timeout, on one timer.
+    idle: IdleDeadlines = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.idle = IdleDeadlines(self.clock)
 
 
 class ClusterRouter(Protocol):
@@ -365,7 +372,7 @@ class Session(SharedParts):
 
     def connection_made(self) -> None:
         # Until the login, the whole conversation has one deadline: no line extends it.
-        self._timer = self.clock.callLater(self.settings.access.login_timeout, self._timed_out)
+        self._timer = self.clock.callLater(self.settings.access.login_timeout, self.timed_out)
         self.write("".join(f"{line}\r\n" for line in self.services.banner)
                    + clip.format_banner_date(self.now()) + "\r\n" + LOGIN_PROMPT)
 
@@ -387,6 +394,7 @@ class Session(SharedParts):
     def connection_lost(self) -> None:
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
+        self.services.idle.forget(self)
         if self._attempt is not None and not self._attempt.started:
             self.services.throttle.cancel(self._attempt)  # its Deferred is dropped with us
             self._attempt = None
@@ -488,17 +496,20 @@ class Session(SharedParts):
         return Phase.LOGIN
 
     def _restart_timer(self) -> None:
-        timeout = self.settings.idle_timeout
-        if not timeout:
-            if self._timer is not None and self._timer.active():
+        """The idle timeout from now on: one timer for all sessions (``IdleDeadlines``),
+        the login deadline (this session's own timer) cancelled."""
+        if self._timer is not None:
+            if self._timer.active():
                 self._timer.cancel()  # the login deadline no longer applies
-            return
-        if self._timer is not None and self._timer.active():
-            self._timer.reset(timeout)
+            self._timer = None
+        timeout = self.settings.idle_timeout
+        if timeout:
+            self.services.idle.restart(self, timeout)
         else:
-            self._timer = self.clock.callLater(timeout, self._timed_out)
+            self.services.idle.forget(self)
 
-    def _timed_out(self) -> None:
+    def timed_out(self) -> None:
+        """The login deadline or the idle timeout has passed."""
         if self.phase is Phase.CLOSED:
             return
         self._fresh_line()
@@ -555,7 +566,8 @@ class Session(SharedParts):
         if words[0] == "login" and len(words) >= 5:
             _, client, _version, name, password = words[:5]
             self.token_asked = tokens.asked(self, words)
-            return self._authenticate(name, password, client=client[:20])
+            # Interned: thousands of users of the same client program share one string.
+            return self._authenticate(name, password, client=sys.intern(client[:20]))
         if words[0] == "login" and len(words) > 1:
             # A client's login line with a field missing (an empty password, say):
             # answer as for a wrong password, which every client recognises, rather
@@ -701,7 +713,8 @@ class Session(SharedParts):
             lines.append(self._last_login(record))
             lines += self.services.motd
         self.write("".join(f"{line}\r\n" for line in lines), raw=WONT_ECHO if echo_was_off else b"")
-        lines, who = [], b""
+        lines = []
+        who: tuple[bytes, ...] = ()
         if self.is_clip:  # everyone online (the others, then this user), ended by 6
             now_seconds = self.clock.seconds()
             who = self.lobby.who_lines(now_seconds, without=replaced)
@@ -710,7 +723,9 @@ class Session(SharedParts):
             lines.append(chat.MESSAGES_FOLLOW)
             lines += [chat.message_received(m.sender, m.sent, m.text).for_client(self.is_clip)
                       for m in messages]
-        self.write("".join(f"{line}\r\n" for line in lines), raw=who)
+        for piece in who:  # the lobby's shared listing, written as it is, not copied
+            self.write("", raw=piece)
+        self.write("".join(f"{line}\r\n" for line in lines))
         self.phase = Phase.READY
         self._restart_timer()  # from the login deadline to the idle timeout
         if replaced is not None:

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fibsd.server.shared_settings import replaced, shared
 from fibsd.store import UserRecord
 from fibsd.wire.clip import WhoInfo, format_who_info, who_info_parts
 from fibsd.wire.settings import toggles_from_text, toggles_to_text
@@ -71,21 +72,28 @@ class Line(Protocol):
 @dataclass(eq=False, slots=True, weakref_slot=True)  # slots: thousands are online
 class OnlineUser:
     name: str
-    record: UserRecord
+    # The account's registration time (the cluster's proxies need it); not the whole
+    # ``UserRecord``, whose stored settings and password hash an online user no longer
+    # needs (about 400 bytes per idle user).
+    created: int
     session: Line
     login_time: int
     host: str  # the full address: only the user himself sees it
     client: str | None  # the client word of a CLIP login; None for telnet users
-    toggles: dict[str, bool]
-    variables: dict[str, str]
+    # Shared with every user whose settings are equal (fibsd.server.shared_settings):
+    # read-only, changed by ``set_toggles`` and ``set_variables``.
+    toggles: Mapping[str, bool]
+    variables: Mapping[str, str]
     rating: float
     experience: int
     address: str = ""
     bot: bool = False  # the account is marked as played by a program (issue 24)
     shown_host: str = "-"  # the address as others see it (``privacy.show_addresses``)
     away: str | None = None
-    gagged: set[str] = field(default_factory=set)
-    blinded: set[str] = field(default_factory=set)
+    # Replaced, never changed in place: an empty set is 216 bytes per idle user, the
+    # empty frozenset is one object for all.
+    gagged: frozenset[str] = frozenset()
+    blinded: frozenset[str] = frozenset()
     last_active: float = 0.0  # reactor time of the last command, for idle times
     playing: str | None = None  # the opponent's name while in a match
     # The name of the player whose game is watched: the ``watching`` property, which
@@ -97,17 +105,19 @@ class OnlineUser:
     departure: str = ""  # the logout notice others saw (set by the lobby on logout)
     # The terms of the last invitation each inviter sent this user (length: 0 unlimited,
     # None resume; the clock's text): a join must not bind to terms the user may not
-    # have read yet.
-    invitations_seen: dict[str, tuple[int | None, str]] = field(default_factory=dict)
+    # have read yet.  None until the first invitation (an empty dict per idle user is
+    # 64 bytes).
+    invitations_seen: dict[str, tuple[int | None, str]] | None = None
     # The match the opponent just left (``leave`` or a lost connection) and when this
     # user was told (None while the save is under way): a ``join`` that crossed the
     # leave is answered by that line alone (fibsd.server.commands.play.join).
     parted: tuple[Any, float | None] | None = None
     # Fair dice (fibsd.server.commands.fair): the ``diceseed`` text mixed into the next
     # match's seed, and how often each of the 36 rolls came to this user since login
-    # (index 6 * (die1 - 1) + die2 - 1), for ``dicetest``.
+    # (index 6 * (die1 - 1) + die2 - 1), for ``dicetest``: the ``rolls_seen`` property,
+    # made at the first roll or ``dicetest`` (36 counts are 344 bytes per idle user).
     dice_text: str = ""
-    rolls_seen: list[int] = field(default_factory=lambda: [0] * 36)
+    _rolls_seen: list[int] | None = field(default=None, init=False, repr=False)
     # The CLIP 5 line around its idle field, and the fields it was made from.
     _who_parts: tuple[str, str] = field(default=("", ""), init=False, repr=False)
     _who_key: tuple[Any, ...] = field(default=(), init=False, repr=False)
@@ -123,11 +133,21 @@ class OnlineUser:
         toggles, variables = toggles_from_text(record.settings, new_account_variables)
         toggles["telnet"] = client is None
         return cls(
-            name=record.name, record=record, session=session, login_time=login_time,
+            name=record.name, created=record.created, session=session, login_time=login_time,
             host=host, client=client, toggles=toggles, variables=variables,
             rating=record.rating, experience=record.experience, address=record.address,
             bot=record.bot, last_active=now, shown_host=host if shown_host is None else shown_host,
         )
+
+    def __post_init__(self) -> None:
+        self.toggles = shared(self.toggles)
+        self.variables = shared(self.variables)
+
+    def set_toggles(self, changes: Mapping[str, bool]) -> None:
+        self.toggles = replaced(self.toggles, changes)
+
+    def set_variables(self, changes: Mapping[str, str]) -> None:
+        self.variables = replaced(self.variables, changes)
 
     @property
     def watching(self) -> str | None:
@@ -139,6 +159,17 @@ class OnlineUser:
         without walking every online user at each roll and move."""
         self.session.lobby.watching_changed(self, self._watching, player)
         self._watching = player
+
+    @property
+    def rolls_seen(self) -> list[int]:
+        """A list of 36 counts (a cluster's proxy user: its home's, ``RemoteRolls``)."""
+        if self._rolls_seen is None:
+            self._rolls_seen = [0] * 36
+        return self._rolls_seen
+
+    @rolls_seen.setter
+    def rolls_seen(self, counts: list[int]) -> None:
+        self._rolls_seen = counts
 
     @property
     def awaits(self) -> tuple[str, ...]:

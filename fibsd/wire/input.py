@@ -45,6 +45,8 @@ class TelnetFilter:
     A telnet program in character mode ends lines with CR NUL; that becomes CR LF.
     """
 
+    __slots__ = ("_state", "_after_cr")  # one per connection: no attribute dict
+
     def __init__(self) -> None:
         self._state = _Telnet.DATA
         self._after_cr = False
@@ -102,6 +104,8 @@ class LineSplitter:
     >>> splitter.feed(b"\\n" + b"x" * 9 + b"\\nok\\n")
     [b'bye', OVERLONG, b'ok']
     """
+
+    __slots__ = ("max_length", "_buffer", "_discarding")  # one per connection
 
     def __init__(self, max_length: int) -> None:
         self.max_length = max_length

@@ -390,3 +390,26 @@ def test_the_site_decides_what_others_see(setting: str, seen: str) -> None:
     bob = logged_in(server, "bob", "198.51.100.4")
     bob.send("rawwho alice")
     assert bob.lines() == [f"5 alice - - 0 0 1500.00 0 0 {T} {seen} test -", "6"]
+
+
+def test_a_successful_login_leaves_no_account_record_behind() -> None:
+    """Issue 26: the owner's login clears the account's failures; with no other attempt
+    on it under way nothing is left to remember, so an online user holds no record,
+    and the next attempt on the account starts at once, as it did when the cleared
+    record was kept."""
+    server = FakeServer()
+    server.register("alice")
+    throttle = server.services.throttle
+    guesser = server.connect("198.51.100.7")
+    for _ in range(3):
+        guess(guesser)
+    server.advance(60)
+    assert throttle._accounts["alice"].failures == 3
+    owner = server.connect("192.0.2.1")
+    guess(owner, password="secret")
+    assert server.lobby.find("alice") is not None
+    assert "alice" not in throttle._accounts
+    again = server.connect("192.0.2.2")
+    again.received()
+    guess(again, password="secret")
+    assert again.lines()[1] == "** Warning: You are already logged in."

@@ -511,3 +511,24 @@ def test_a_saved_match_replaced_by_a_new_one_reveals_its_seed(tmp_path: Path) ->
     assert derive(SEED, "", "", len(rolls)) == [f"{a}{b}" for a, b in rolls]
     table.send("alice", "invite carol 1")  # (alice is playing: the new match goes on)
     assert table.lines("alice") == ["** You are already playing."]
+
+
+def test_dicetest_counts_the_rolls_and_an_idle_user_holds_no_counts() -> None:
+    """Issue 26: the 36 counts are made at a user's first roll (or ``dicetest``), not at
+    login; ``dicetest`` reads the same before and after they exist."""
+    from fibsd.wire import fair_text
+
+    table = Table([(3, 5), (6, 2)])
+    assert all(table.user(name)._rolls_seen is None for name in ("alice", "bob", "carol"))
+    table.send("carol", "dicetest")
+    assert table.lines("carol") == fair_text.dicetest([0] * 36)
+    table.start()
+    assert table.user("alice")._rolls_seen is None
+    table.play_move()  # bob's opening move; alice rolls 6-2
+    table.send("alice", "roll")
+    table.lines()
+    table.send("alice", "dicetest")
+    counts = [0] * 36
+    counts[6 * 5 + 1] = 1
+    got = table.lines("alice")
+    assert got[0] == "n: 1" and got == fair_text.dicetest(counts)

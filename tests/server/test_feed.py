@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from twisted.internet.task import Clock
 
 from fibsd.server.feed import SLICE, Feed
@@ -172,3 +174,38 @@ def test_a_match_report_waits_behind_the_who_info_it_follows() -> None:
         "5 alice bob - 1 0 1500.00 0 1 1700000000 10.0.x.x test -", "6",
         "5 bob alice - 1 0 1500.00 0 0 1700000000 10.0.x.x test -", "6",
         "", "alice and bob start a 1 point match."]
+
+
+def test_the_held_table_shrinks_back_once_everything_is_written() -> None:
+    """Issue 26: a dict emptied by ``pop`` keeps its grown table; the feed starts a new
+    one when a round (or a flush) has written everything."""
+    clock = Clock()
+    feed = Feed(clock, 0.1)
+    users = [Recorder() for _ in range(3 * SLICE)]
+    for user in users:
+        feed.hold(user, b"7 a\r\n")
+    clock.advance(0.1)  # the round's three slices (the fake clock runs them at once)
+    assert all(user.writes == [b"7 a\r\n"] for user in users)
+    assert sys.getsizeof(feed._held) == sys.getsizeof({})
+    for user in users:
+        feed.hold(user, b"5 a\r\n")
+    feed.flush()
+    assert sys.getsizeof(feed._held) == sys.getsizeof({})
+    assert all(user.writes == [b"7 a\r\n", b"5 a\r\n"] for user in users)
+
+
+def test_a_broadcast_held_for_many_makes_no_object_per_recipient() -> None:
+    """Issue 26: what a recipient holds is the broadcast's own bytes until a second
+    piece comes; a login's fan-out to thousands leaves no per-recipient garbage."""
+    clock = Clock()
+    feed = Feed(clock, 0.1)
+    users = [Recorder() for _ in range(5)]
+    login = b"7 erin erin logs in.\r\n5 erin - - 0 0 1500.00 0 0 1 x - -\r\n6\r\n"
+    for user in users:
+        feed.hold(user, login)
+    assert all(feed._held[user] is login for user in users)
+    feed.hold(users[0], b"5 ann - - 1 0 1500.00 0 0 1 x - -\r\n6\r\n")
+    assert feed.release(users[1]) is login
+    clock.advance(0.1)
+    assert users[0].writes == [login + b"5 ann - - 1 0 1500.00 0 0 1 x - -\r\n6\r\n"]
+    assert users[1].writes == [] and all(user.writes[0] is login for user in users[2:])

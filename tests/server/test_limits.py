@@ -89,7 +89,7 @@ def test_each_limited_command_refuses_the_use_past_its_bucket(key, line, refusal
     server = limited(**{key: 1})
     alice, bob = clip_user(server, "alice"), clip_user(server, "bob")
     for name in ("alice", "bob"):
-        server.lobby.find(name).toggles["ready"] = True
+        server.lobby.find(name).set_toggles({"ready": True})
     alice.send(line)
     first = alice.lines()
     assert first and refusal not in first

@@ -553,3 +553,28 @@ def test_a_clip_login_lists_everyone_as_they_are_now() -> None:
     server.advance(5)
     assert who("fred") == ["5 alice - - 1 0 5", "5 carol - - 0 0 5", "5 dave - - 0 0 5",
                            "5 erin - - 0 0 5", "5 fred - - 0 0 0", "6"]
+
+
+def test_the_kept_who_list_grows_in_pieces_and_lists_everyone_in_order(monkeypatch) -> None:
+    """Issue 26: a login adds its line to the kept list's last piece, or starts a new
+    piece past ``WHO_PIECE`` bytes (not a copy of the whole list per login); the next
+    login still receives every line in login order."""
+    from fibsd.server import lobby as lobby_module
+
+    monkeypatch.setattr(lobby_module, "WHO_PIECE", 60)
+    server = FakeServer()
+    names = ["alice", "bob", "carol", "dave", "erin", "fred", "gina"]
+    for name in names:
+        server.register(name)
+    for name in names[:-1]:
+        clip_login(server, name)
+    assert len(server.lobby._who_lines[1]) >= 3
+    conn = server.connect()
+    conn.received()
+    conn.send("login test 1008 gina secret")
+    lines = conn.lines()
+    start = lines.index("4") + 2
+    listed = lines[start:lines.index("6", start)]
+    assert [line.split(" ")[1] for line in listed] == names
+    assert listed[:-1] == [u.clip_who_line(server.clock.seconds())
+                           for u in server.lobby.users()][:-1]

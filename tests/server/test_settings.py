@@ -150,6 +150,44 @@ def test_set_changes_values(server):
                               "redoubles:  42", "sortwho:    rating", "timezone:   Europe/Sofia"]
 
 
+def test_one_users_changes_leave_every_other_users_settings(server):
+    """Issue 26: users whose settings are equal share one read-only mapping; each writer
+    (toggle, set, set clock, a game's start resetting double/greedy/moves) replaces the
+    changed user's mapping, so nothing leaks into the others', and a direct write fails."""
+    alice, bob, carol = (clip_user(server, name) for name in ("alice", "bob", "carol"))
+    users = {name: server.lobby.find(name) for name in ("alice", "bob", "carol")}
+    assert users["alice"].toggles is users["carol"].toggles
+    assert users["alice"].variables is users["carol"].variables
+    with pytest.raises(TypeError):
+        users["alice"].toggles["bell"] = True  # type: ignore[index]
+    with pytest.raises(TypeError):
+        users["alice"].variables.update(boardstyle="1")  # type: ignore[attr-defined]
+    carol.send("toggle")
+    carol_toggles = carol.lines()
+    carol.send("set")
+    carol_variables = carol.lines()
+    for client in (alice, bob, carol):
+        client.send("toggle greedy")  # all three share greedy on
+    for client in (alice, bob):
+        client.send("toggle ready bell")
+        client.send("set boardstyle 1")
+        client.send("set timezone Europe/Berlin")
+        client.send("set clock 12s+2m")
+    carol.send("toggle greedy")  # carol's greedy off again: her listing as before
+    _quiet(server)
+    alice.send("invite bob 1")
+    bob.send("join alice")
+    _quiet(server)
+    assert not users["alice"].toggles["greedy"] and not users["bob"].toggles["greedy"]
+    carol.send("toggle")
+    assert carol.lines() == carol_toggles
+    carol.send("set")
+    assert carol.lines() == carol_variables
+    assert "clock" not in users["carol"].variables
+    assert users["alice"].variables["clock"] == users["bob"].variables["clock"]
+    assert users["alice"].variables["boardstyle"] == "1"
+
+
 def test_set_errors(server):
     alice = clip_user(server, "alice")
     for line in ("set colour", "set boardstyle 4", "set linelength 1000", "set pagelength x",

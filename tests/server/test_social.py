@@ -484,6 +484,24 @@ def test_blind_toggles_and_lists(server):
     ]
 
 
+def test_one_users_gag_and_blind_leave_the_others_lists(server):
+    """Issue 26: users share the empty gag and blind lists until they gag or blind
+    someone; a change replaces the user's own list, never the shared one."""
+    alice, bob, carl = (clip_user(server, name) for name in ("alice", "bob", "carl"))
+    _quiet(server)
+    alice.send("gag bob")
+    alice.send("blind carl")
+    carl.send("gag alice")
+    bob.send("gag")
+    bob.send("blind")
+    carl.send("blind")
+    assert alice.lines() == ["** You gag bob.", "** You blind carl."]
+    assert bob.lines() == ["** You don't gag anyone.", "** You don't blind anyone."]
+    assert carl.lines() == ["** You gag alice.", "** You don't blind anyone."]
+    assert server.lobby.find("bob").gagged == frozenset()
+    assert server.lobby.find("carl").gagged == {"alice"}
+
+
 def test_gags_and_blinds_end_when_either_side_logs_out(server):
     alice, bob = clip_user(server, "alice"), clip_user(server, "bob")
     alice.send("gag bob")

@@ -26,7 +26,7 @@ def test_the_cached_who_line_follows_every_field_and_the_idle_time() -> None:
     assert cached() == fresh()
     assert " 1500.00 0 75 " in cached()
     changes = [
-        lambda: user.toggles.__setitem__("ready", True),
+        lambda: user.set_toggles({"ready": True}),
         lambda: setattr(user, "away", "lunch"),
         lambda: setattr(user, "watching", "bob"),
         lambda: setattr(user, "playing", "bob"),
@@ -93,7 +93,27 @@ def test_an_idle_user_holds_no_attribute_dict_nor_empty_queues() -> None:
     assert not hasattr(user, "__dict__")
     assert weakref.ref(user)() is user
     assert not isinstance(conn.protocol._pending, deque)
+    assert not hasattr(conn.protocol._lines, "__dict__")  # the line splitter's slots
+    assert not hasattr(conn.protocol._telnet, "__dict__")
     assert not isinstance(user.session._queue, deque)
     throttle = server.services.throttle
+    assert throttle._addresses
     for ledger in (throttle._addresses, throttle._accounts):
-        assert ledger and not any(isinstance(r.waiting, deque) for r in ledger.values())
+        assert not any(isinstance(r.waiting, deque) for r in ledger.values())
+
+
+def test_idle_users_share_their_settings_and_hold_no_per_user_leftovers() -> None:
+    """Issue 26, round 3: two idle users with the same settings hold one toggles and one
+    variables mapping, no dice counts (made at the first roll), the one empty gag and
+    blind list, and not the account's stored record (settings text, password hash)."""
+    server = FakeServer()
+    clip_user(server, "alice")
+    clip_user(server, "bob")
+    alice, bob = server.lobby.find("alice"), server.lobby.find("bob")
+    assert alice.toggles is bob.toggles and alice.variables is bob.variables
+    assert alice._rolls_seen is None and bob._rolls_seen is None
+    assert alice.invitations_seen is None  # made at the first invitation
+    assert alice.client == "test" and alice.client is bob.client
+    assert alice.gagged is bob.gagged and alice.blinded is bob.blinded
+    assert not hasattr(alice, "record")
+    assert alice.created == server.store.get_user("alice").created

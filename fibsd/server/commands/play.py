@@ -158,6 +158,8 @@ def invite(session: Session, rest: str) -> Any:
             # an invitation offers to resume the match the invitee may have left
             unattended(session.db.offer_resume(user.name), "offer_resume")
         seen = target.invitations_seen
+        if seen is None:
+            seen = target.invitations_seen = {}
         terms = (length, format_spec(clock))
         confirmed = seen.get(user.name, terms) == terms
         seen[user.name] = terms
@@ -255,7 +257,8 @@ def join(session: Session, rest: str) -> Any:
         return _restate(session, invitation)
     if _paused_pair(lobby, user.name, inviter.name):
         return session.send(text.MATCH_WAITS)
-    user.invitations_seen.pop(inviter.name, None)  # answered: no longer an open offer
+    if user.invitations_seen:  # answered: no longer an open offer
+        user.invitations_seen.pop(inviter.name, None)
 
     def still_valid() -> bool:
         return (lobby.invitations.get(inviter.name) is invitation

@@ -45,7 +45,7 @@ def toggle(session: Session, rest: str) -> object:
             session.send(texts.format_unknown_toggle(word))
             continue
         value = not user.toggles[found.name]
-        user.toggles[found.name] = value
+        user.set_toggles({found.name: value})
         changed = True
         session.send(found.confirmation(value))
         if found.name == "report":
@@ -81,7 +81,7 @@ def set_variable(session: Session, rest: str) -> object:
     if not allow(session, "sets_per_minute"):
         session.send(chat.command_flood("set"))
         return None
-    user.variables[name] = value
+    user.set_variables({name: value})
     session.send(texts.format_variable_set(name, value))
     return user.save_settings()
 
@@ -101,7 +101,7 @@ def _set_clock(session: Session, words: list[str]) -> object:
     if not allow(session, "sets_per_minute"):
         session.send(chat.command_flood("set"))
         return None
-    user.variables["clock"] = format_spec(spec)
+    user.set_variables({"clock": format_spec(spec)})
     session.send(clock_text.clock_set(spec))
     return user.save_settings()
 

@@ -42,7 +42,7 @@ def _name_and_text(rest: str) -> tuple[str, str]:
     return name, text.strip()
 
 
-def _names(names: set[str] | list[str]) -> list[str]:
+def _names(names: frozenset[str] | set[str] | list[str]) -> list[str]:
     return sorted(names, key=str.lower)
 
 
@@ -280,43 +280,45 @@ def _arrived(lobby: Lobby, user: OnlineUser) -> None:
 def _left(lobby: Lobby, user: OnlineUser) -> None:
     """Gags and blinds end when either side logs out (and waits, by the lobby)."""
     for other in lobby.users():
-        other.gagged.discard(user.name)
-        other.blinded.discard(user.name)
+        if user.name in other.gagged:
+            other.gagged = other.gagged - {user.name}
+        if user.name in other.blinded:
+            other.blinded = other.blinded - {user.name}
 
 
 # --- gag and blind --------------------------------------------------------------------
 
-def _toggle_listed(session: Session, rest: str, listed: set[str], *, self_reply: str,
+def _toggle_listed(session: Session, rest: str, field: str, *, self_reply: str,
                    nobody: str, listing: Callable[[list[str]], str],
                    changed: Callable[[str, bool], str]) -> None:
-    """``gag`` and ``blind``: no name lists, a name toggles (there is no ungag/unblind)."""
+    """``gag`` and ``blind``: no name lists, a name toggles (there is no ungag/unblind).
+    ``field`` names the user's frozenset, replaced by the changed one."""
+    user = user_of(session)
+    listed: frozenset[str] = getattr(user, field)
     name = rest.split(" ")[0]
     if not name:
         session.send(listing(_names(listed)) if listed else nobody)
         return
     target = session.lobby.complete(name)
-    if target is user_of(session):
+    if target is user:
         session.send(self_reply)
     elif target is None:
         session.send(chat.no_one_called(name))
     else:
         on = target.name not in listed
-        if on:
-            listed.add(target.name)
-        else:
-            listed.discard(target.name)
+        setattr(user, field, listed | {target.name} if on else listed - {target.name})
         session.send(changed(target.name, on))
 
 
 @command("gag")
 def gag(session: Session, rest: str) -> None:
-    _toggle_listed(session, rest, user_of(session).gagged, self_reply=chat.GAG_SELF,
+    _toggle_listed(session, rest, "gagged", self_reply=chat.GAG_SELF,
                    nobody=chat.NOBODY_GAGGED, listing=chat.gag_list, changed=chat.gag_changed)
 
 
 @command("blind")
 def blind(session: Session, rest: str) -> None:
-    _toggle_listed(session, rest, user_of(session).blinded, self_reply=chat.BLIND_SELF,
+    _toggle_listed(session, rest, "blinded", self_reply=chat.BLIND_SELF,
                    nobody=chat.NOBODY_BLINDED, listing=chat.blind_list,
                    changed=chat.blind_changed)
 
