@@ -1,8 +1,9 @@
 """Group commit of saved matches, for the stores whose writes share one shape.
 
 A store that mixes in ``GroupCommit`` has ``_transaction()`` (a context manager giving a
-cursor, committing on success and rolling back on an exception), ``_save(cursor, saved)``
-(``save_match``'s writes inside a transaction) and ``save_match``.  ``fibsd.server.dbthread``
+cursor, committing on success and rolling back on an exception), ``_save_many(cursor,
+saves)`` (``save_match``'s writes for several pairs at once, inside a transaction) and
+``save_match``.  ``fibsd.server.dbthread``
 hands it the saves queued together; both SQLite and PostgreSQL then pay one commit (and,
 on PostgreSQL, one flush to disk) for a reactor turn's game actions instead of one each.
 """
@@ -15,9 +16,14 @@ from typing import Any
 from fibsd.store import SavedMatch
 
 
+class NotWritten(Exception):
+    """A save of a batch wrote nothing (it names an unknown player): the batch is made
+    again save by save, so that each gets its own answer."""
+
+
 class GroupCommit:
     _transaction: Any
-    _save: Any
+    _save_many: Any
     save_match: Any
 
     def save_matches(self, saves: Sequence[SavedMatch]) -> list[BaseException | None]:
@@ -30,8 +36,7 @@ class GroupCommit:
         latest = {tuple(sorted((s.player_a, s.player_b))): s for s in saves}
         try:
             with self._transaction() as cursor:
-                for saved in latest.values():
-                    self._save(cursor, saved)
+                self._save_many(cursor, latest.values())
         except Exception:  # noqa: BLE001 - every save below gets its own answer
             pass
         else:

@@ -35,7 +35,7 @@ read back through ``bool``: SQLite keeps them as 1 and 0, PostgreSQL as booleans
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -52,7 +52,7 @@ from fibsd.store import (
     UserRecord,
 )
 from fibsd.store.analysis_sql import AnalysisQueries
-from fibsd.store.batch import GroupCommit
+from fibsd.store.batch import GroupCommit, NotWritten
 from fibsd.store.tokens import TokenQueries
 from fibsd.store.tournaments import (
     TournamentQueries,
@@ -309,6 +309,19 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, TournamentQueries, AB
     def save_match(self, saved: SavedMatch) -> None:
         with self._transaction() as cursor:
             self._save(cursor, saved)
+
+    @classmethod
+    def _save_many(cls, cursor: Cursor, saves: Collection[SavedMatch]) -> None:
+        """The saves of a batch (``GroupCommit.save_matches``, one per pair) in one
+        call; raises ``NotWritten`` if a save named an unknown player (its row was not
+        written: the batch is then made again save by save, each with its answer)."""
+        rows = []
+        for saved in saves:
+            player_a, player_b = _pair(saved.player_a, saved.player_b)
+            rows.append((player_a, player_b, saved.saved, saved.record, player_a, player_b))
+        cursor.executemany(_SAVE_MATCH, rows)
+        if cursor.rowcount != len(rows):
+            raise NotWritten(f"{len(rows) - cursor.rowcount} of {len(rows)} saves")
 
     @classmethod
     def _save(cls, cursor: Cursor, saved: SavedMatch) -> None:
