@@ -1113,6 +1113,9 @@ async def run(reactor: Any, options: argparse.Namespace) -> dict[str, Any]:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     needed = 2 * (options.idle + 2 * options.matches) + 200  # both ends live on this machine
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, needed)), hard))
+    # The previous run's database pages written out first: a run must not pay for
+    # another's dirty pages (the kernel throttles a writer while they are flushed).
+    os.sync()
     directory = Path(tempfile.mkdtemp(prefix="fibsd-load-"))
     idle_names = [account("ia", n) for n in range(max(options.idle, options.logins))]
     bot_names = [account(p, n) for n in range(options.matches) for p in ("ba", "bb")]
