@@ -240,7 +240,7 @@ def _send_now(connection: Connection, data: bytes) -> bytes:
     """Send ``data`` on an idle socket at once; return what the kernel did not take
     (for Twisted's buffer).  Twisted's ``write`` buffers every write until the next
     poll: two ``epoll_ctl`` calls (writable on, then off) and a pass through the reactor
-    per write, about 5% of the server's CPU per game action (issue 26).  The session
+    per write (issue 26: benchmarks/README.md, round 3, step 1).  The session
     already joins an action's lines into one write per connection, so nothing is lost
     by not waiting for more; a lost connection is left for Twisted's own write to find."""
     if not connection.connected or connection.disconnecting:

@@ -325,19 +325,18 @@ class SQLStore(AnalysisQueries, TokenQueries, GroupCommit, TournamentQueries, AB
 
     @classmethod
     def _save(cls, cursor: Cursor, saved: SavedMatch) -> None:
-        """``save_match``'s writes, inside the caller's transaction (``save_matches``
-        batches them)."""
-        player_a, player_b = _pair(saved.player_a, saved.player_b)
-        cursor.execute(_SAVE_MATCH, (player_a, player_b, saved.saved, saved.record,
-                                     player_a, player_b))
-        if cursor.rowcount == 1:
-            return
-        known = {row[0] for row in cursor.execute(
-            "SELECT name FROM users WHERE name IN (?, ?)", (player_a, player_b)).fetchall()}
-        for player in (player_a, player_b):
-            if player not in known:
-                raise UnknownUser(player)
-        raise AssertionError(f"saved match of {player_a} and {player_b} not written")
+        """``save_match``'s writes, inside the caller's transaction; a save that wrote
+        nothing says which player is unknown."""
+        try:
+            cls._save_many(cursor, [saved])
+        except NotWritten:
+            pair = _pair(saved.player_a, saved.player_b)
+            known = {row[0] for row in cursor.execute(
+                "SELECT name FROM users WHERE name IN (?, ?)", pair).fetchall()}
+            for player in pair:
+                if player not in known:
+                    raise UnknownUser(player) from None
+            raise
 
     def load_match(self, player_a: str, player_b: str) -> SavedMatch | None:
         row = self._one(
