@@ -61,7 +61,7 @@ from fibsd.rules.events import (
     Rolled,
     WinKind,
 )
-from fibsd.rules.movegen import check_play, search
+from fibsd.rules.movegen import check_play, legal_plays, survey
 from fibsd.rules.play import Play
 from fibsd.rules.position import BAR, CHECKERS, Position
 
@@ -125,9 +125,11 @@ class Game:
         self._phase = Phase.OPENING
         self._turn: int | None = None
         self._dice: Dice | None = None
-        self._plays: tuple[Play, ...] = ()
-        # ``search``'s answer for the roll being played: the move is checked against it.
-        self._searched: tuple[tuple[Play, ...], tuple[int, ...]] | None = None
+        # The legal plays of the roll being played; None until someone asks for them when
+        # the roll's survey stopped early (see ``movegen.survey``).
+        self._plays: tuple[Play, ...] | None = ()
+        self._only: Play | None = None  # the roll's one legal play, if it has only one
+        self._usable: tuple[int, ...] = ()  # the dice the move must use: it is checked by them
         self._playable = [0, 0]
         self._forced = [0, 0]
         self._cube = 1
@@ -222,7 +224,17 @@ class Game:
 
     def legal_plays(self) -> tuple[Play, ...]:
         """The plays open to ``turn`` for the dice rolled; ``()`` outside ``MOVE``."""
-        return self._plays if self._phase is Phase.MOVE else ()
+        if self._phase is not Phase.MOVE:
+            return ()
+        if self._plays is None:
+            assert self._turn is not None and self._dice is not None
+            self._plays = legal_plays(self.position_for(self._turn), self._dice)
+        return self._plays
+
+    def only_play(self) -> Play | None:
+        """The one legal play of the dice rolled, when there is exactly one (a forced
+        move); None otherwise or outside ``MOVE``.  Cheaper than ``legal_plays()``."""
+        return self._only if self._phase is Phase.MOVE else None
 
     @property
     def cube(self) -> int:
@@ -302,7 +314,7 @@ class Game:
         ``automatic`` marks a play the server made for the player."""
         self._check_to_move(player)
         assert self._dice is not None
-        play = check_play(self.position_for(player), self._dice, tuple(pairs), self._searched)
+        play = check_play(self.position_for(player), self._dice, tuple(pairs), self._usable)
         return self._emit(self._played(player, play, automatic))
 
     def auto_move(self, player: int, play: Play) -> tuple[Event, ...]:
@@ -448,15 +460,14 @@ class Game:
         return emitted
 
     def _dice_rolled(self, player: int, dice: Dice, announce: bool = False) -> list[Event]:
-        searched = search(self.position_for(player), dice)
-        plays = searched[0]
-        # Every legal play uses the dice the search counts (the most that can be used):
+        found = survey(self.position_for(player), dice)
+        # Every legal play uses the dice the survey counts (the most that can be used):
         # counted from them, not by a walk over the plays (hundreds for some doubles).
-        playable = len(searched[1])
+        playable = len(found.usable)
         self._playable[player] = playable
         if announce and playable == 1:
             # a bear-off with a larger die than its distance counts as the larger die
-            pips = plays[0].moves[0].pips
+            pips = found.plays[0].moves[0].pips
             self._forced[player] = pips if pips in dice else max(dice)
         events: list[Event] = [Rolled(player, dice, playable)] if announce else []
         if playable == 0:
@@ -464,8 +475,9 @@ class Game:
             self._pass_turn(player)
         else:
             self._dice = dice
-            self._plays = plays
-            self._searched = searched  # the move that follows is checked against it
+            self._plays = found.plays if found.complete else None
+            self._only = found.plays[0] if found.complete and len(found.plays) == 1 else None
+            self._usable = found.usable  # the move that follows is checked against them
             self._phase = Phase.MOVE
         return events
 
@@ -473,6 +485,7 @@ class Game:
         self._turn = _other(player)
         self._dice = None
         self._plays = ()
+        self._only = None
         self._cube_turned = False
         self._phase = Phase.ROLL
 
@@ -492,6 +505,7 @@ class Game:
         self._phase = Phase.OVER
         self._dice = None
         self._plays = ()
+        self._only = None
         self._offer = None
         self._resignation = None
         return self._result

@@ -203,6 +203,10 @@ class Match:
     def legal_plays(self) -> tuple[Play, ...]:
         return self.game.legal_plays() if self.game else ()
 
+    def only_play(self) -> Play | None:
+        """The roll's one legal play when it has exactly one (see ``Game.only_play``)."""
+        return self.game.only_play() if self.game else None
+
     # -- actions ---------------------------------------------------------------------
 
     def new_game(self, dice: DiceSource) -> tuple[Event, ...]:

@@ -49,7 +49,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Iterable, Sequence, TextIO
+from typing import Iterable, NamedTuple, Sequence, TextIO
 
 from fibsd.rules.errors import (
     CannotBearOff,
@@ -66,7 +66,7 @@ from fibsd.rules.notation import format_standard
 from fibsd.rules.play import Move, Play
 from fibsd.rules.position import InvalidPositionId, Position
 
-__all__ = ["legal_plays", "search", "dice_playable", "check_play", "main"]
+__all__ = ["legal_plays", "Survey", "survey", "dice_playable", "check_play", "main"]
 
 # Every Move there can be, made once: [src][dst][hit].  Fixed size, never grows.
 _MOVES = tuple(tuple((Move(s, t, False), Move(s, t, True)) for t in range(26)) for s in range(26))
@@ -114,16 +114,36 @@ def legal_plays(position: Position, dice: tuple[int, int]) -> tuple[Play, ...]:
     return _plays(position, _check_dice(dice))[0]
 
 
-def search(position: Position, dice: tuple[int, int]) -> tuple[tuple[Play, ...], tuple[int, ...]]:
-    """``legal_plays`` and the dice they use, to be handed back to ``check_play`` for the
-    same position and dice: a game searches a roll once, when it is rolled, and checks
-    the move that follows against that search instead of repeating it."""
-    return _plays(position, _check_dice(dice))
+class Survey(NamedTuple):
+    """What a game needs to know of a roll before the move comes.
+
+    ``usable``: the dice a legal play uses (FIBS's "Please move n pieces" counts them).
+    ``plays``: every legal play when ``complete``; otherwise the search stopped at the
+    second whole play found, which is all a roll needs (it can be played, the move is not
+    forced), and ``legal_plays`` gives the rest when someone asks.
+    """
+
+    plays: tuple[Play, ...]
+    usable: tuple[int, ...]
+    complete: bool
+
+
+def survey(position: Position, dice: tuple[int, int]) -> Survey:
+    """The roll's ``Survey``: searched only as far as telling no play, one play and
+    several apart.  ``check_play`` needs only its ``usable`` dice: a play of legal steps
+    that uses all of them is legal."""
+    found, used, complete = _search(position, _check_dice(dice), enough=2)
+    return Survey(_built(position, found), used, complete)
 
 
 def _plays(position: Position, dice: tuple[int, int]) -> tuple[tuple[Play, ...], tuple[int, ...]]:
     """The legal plays and the dice they use (see ``_search``)."""
-    found, used = _search(position, dice)
+    found, used, _ = _search(position, dice)
+    return _built(position, found), used
+
+
+def _built(position: Position, found: _Found) -> tuple[Play, ...]:
+    """The plays of the search's results, made without re-validating each result."""
     opponent = position.opponent
     new = object.__new__
     set_player = _SET_PLAYER
@@ -147,7 +167,7 @@ def _plays(position: Position, dice: tuple[int, int]) -> tuple[tuple[Play, ...],
         set_moves(play, moves)
         set_result(play, result)
         plays.append(play)
-    return tuple(plays), used
+    return tuple(plays)
 
 
 def _after_hits(opponent: tuple[int, ...], moves: tuple[Move, ...]) -> tuple[int, ...]:
@@ -161,15 +181,20 @@ def _after_hits(opponent: tuple[int, ...], moves: tuple[Move, ...]) -> tuple[int
 
 def dice_playable(position: Position, dice: tuple[int, int]) -> int:
     """How many dice a legal play of this roll uses (FIBS's "Please move n pieces")."""
-    return len(_search(position, _check_dice(dice))[1])
+    return len(_search(position, _check_dice(dice), enough=1)[1])
 
 
 _Found = dict[int, tuple[tuple[Move, ...], tuple[int, ...], int]]
 
 
-def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, tuple[int, ...]]:
-    """Depth-first search over non-rising sources; returns the results kept and the dice
-    a legal play uses."""
+class _Enough(Exception):
+    """The search has found as many whole plays as its caller asked for."""
+
+
+def _search(position: Position, dice: tuple[int, int], enough: int = 0) -> tuple[_Found, tuple[int, ...], bool]:
+    """Depth-first search over non-rising sources; returns the results kept, the dice a
+    legal play uses, and whether every result was searched for (``enough``: stop at that
+    many plays using every die; they settle the dice used)."""
     high, low = dice
     board = [0, *position.player]  # board[p] for points 1..24, board[25] is the bar
     # Opposing checkers on each of the mover's points: status[p] for p in 1..24.
@@ -216,6 +241,8 @@ def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, tuple[in
                     full[new_key] = ((*path, all_moves[src][dst][hit]), tuple(board[1:]), new_key)
                     board[src] += 1
                     board[dst] -= 1
+                    if len(full) == enough:
+                        raise _Enough
                 continue
             board[src] -= 1
             board[dst] += 1
@@ -237,17 +264,21 @@ def _search(position: Position, dice: tuple[int, int]) -> tuple[_Found, tuple[in
             first = sequence[0] if depth == 1 else 0
             partial.setdefault((depth, first), {}).setdefault(key, (tuple(path), tuple(board[1:]), key))
 
-    if high == low:
-        step(0, 0, 0, (high,) * 4)
-    else:
-        step(0, 0, 0, (high, low))
-        step(0, 0, 0, (low, high))
+    whole = (high,) * 4 if high == low else (high, low)
+    try:
+        if high == low:
+            step(0, 0, 0, whole)
+        else:
+            step(0, 0, 0, (high, low))
+            step(0, 0, 0, (low, high))
+    except _Enough:
+        return full, whole, False
     if full:
-        return full, (high,) * 4 if high == low else (high, low)
+        return full, whole, True
     best, first = max(partial)  # for one die of a non-double, the larger die if it plays
     if not best:
-        return {}, ()
-    return partial[best, first], (first or high,) * best
+        return {}, (), True
+    return partial[best, first], (first or high,) * best, True
 
 
 # -- checking a typed play ---------------------------------------------------------------
@@ -337,12 +368,12 @@ def _spans(
 
 
 def check_play(position: Position, dice: tuple[int, int], pairs: Sequence[tuple[int, int]],
-               searched: tuple[tuple[Play, ...], tuple[int, ...]] | None = None) -> Play:
+               usable: tuple[int, ...] | None = None) -> Play:
     """The legal play that the typed ``(src, dst)`` pairs make, or the FIBS-ordered error.
 
     Pairs are in the mover's numbering (25 = bar, 0 = off); see the module docstring for
-    pairs spanning several dice.  ``searched``: ``search(position, dice)``, if the
-    caller kept it.
+    pairs spanning several dice.  ``usable``: the dice a legal play of this roll uses
+    (``survey(position, dice).usable``), if the caller kept it.
 
     >>> check_play(Position.initial(), (3, 1), [(8, 5), (6, 5)]).moves
     (Move(src=8, dst=5, hit=False), Move(src=6, dst=5, hit=False))
@@ -351,17 +382,15 @@ def check_play(position: Position, dice: tuple[int, int], pairs: Sequence[tuple[
     for src, dst in pairs:
         if not (1 <= src <= 25 and 0 <= dst <= 24):
             raise ValueError(f"not a pair of points: {(src, dst)!r}")
-    plays, usable = _plays(position, dice) if searched is None else searched
-    required = len(usable)
+    if usable is None:
+        usable = _search(position, dice, enough=1)[1]
     board = [position.player_off, *position.player]
     opponent = list(position.opponent)
 
-    found = _match(board, opponent, list(pairs), usable, (), plays)
+    found = _match(board, opponent, list(pairs), usable, ())
     if found is not None:
         return found
-    if not pairs and not plays:
-        return Play((), position)
-    _diagnose(board, opponent, pairs, dice, usable, required)
+    _diagnose(board, opponent, pairs, dice, usable, len(usable))
     raise NotAWholePlay()
 
 
@@ -371,26 +400,23 @@ def _match(
     paths: list[tuple[int, int]],
     dice: tuple[int, ...],
     moves: tuple[Move, ...],
-    plays: Sequence[Play],
 ) -> Play | None:
     """Walk each typed pair as one checker's path, a die at a time, until every path is
-    done and every die used; the first legal result wins.
+    done and every die used; the first such walk wins.
 
-    Paths are tried in the order typed, each to its end, so a play that works in that
-    order keeps it; steps of different paths may interleave when they must (a bear-off
-    that waits for another checker to come down).  Quiet steps before hitting ones, then
-    larger dice first.
+    Every step is a legal move and the walk uses exactly the dice a legal play uses, so
+    its result is a legal play's: nothing is looked up.  Paths are tried in the order
+    typed, each to its end, so a play that works in that order keeps it; steps of
+    different paths may interleave when they must (a bear-off that waits for another
+    checker to come down).  Quiet steps before hitting ones, then larger dice first.
     """
     if not dice:
         if any(at != dst for at, dst in paths):
             return None
-        # The legal play with this result, if any: looked up by scanning, since a
-        # move reaches this end once or twice and a table of every result costs more.
-        mine, theirs = tuple(board[1:]), tuple(opponent)
-        for play in plays:
-            if play.result.player == mine and play.result.opponent == theirs:
-                return Play(moves, play.result)
-        return None
+        result = object.__new__(Position)
+        _SET_PLAYER(result, tuple(board[1:]))
+        _SET_OPPONENT(result, tuple(opponent))
+        return Play(moves, result)
     for index, (at, dst) in enumerate(paths):
         if at == dst:
             continue
@@ -407,7 +433,7 @@ def _match(
             after, side = _apply(board, opponent, step)
             rest = list(paths)
             rest[index] = (step.dst, dst)
-            found = _match(after, side, rest, _without(dice, (die,)), moves + (step,), plays)
+            found = _match(after, side, rest, _without(dice, (die,)), moves + (step,))
             if found is not None:
                 return found
     return None

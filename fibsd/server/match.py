@@ -982,11 +982,11 @@ class LiveMatch:
         if user is None:
             return
         greedy = self._greedy_play() if user.toggles["greedy"] else None
-        plays = self.rules.legal_plays()
+        only = self.rules.only_play() if user.toggles["automove"] else None
         if greedy is not None:
             self._auto_play(player, greedy, greedy=True)
-        elif user.toggles["automove"] and len(plays) == 1:
-            self._auto_play(player, plays[0], greedy=False)
+        elif only is not None:
+            self._auto_play(player, only, greedy=False)
         else:
             self._append(user, [text.please_move(self.rules.playable(player))])
 

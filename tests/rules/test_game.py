@@ -37,6 +37,7 @@ from fibsd.rules.events import (
     WinKind,
 )
 from fibsd.rules.game import DoubleOffer, Game, Phase, Resignation
+from fibsd.rules.movegen import legal_plays
 from fibsd.rules.play import Move
 from fibsd.rules.position import Position
 
@@ -84,7 +85,10 @@ def test_opening_roll_winner_plays_both_dice() -> None:
     assert events[0].winner == 1 and not events[0].tie
     assert (game.phase, game.turn, game.to_act, game.dice) == (Phase.MOVE, 1, 1, (2, 5))
     assert game.playable(1) == 2 and game.playable(0) == 0
-    assert len(game.legal_plays()) > 1
+    assert game.only_play() is None
+    # The roll's survey stopped at two plays; asking for them searches the rest.
+    assert game.legal_plays() == legal_plays(Position.initial(), (5, 2))
+    assert len(game.legal_plays()) == 8
     assert game.position == Position.initial()
 
 
@@ -200,6 +204,7 @@ def test_auto_move_plays_the_only_play() -> None:
     assert game.playable(0) == 1
     (only,) = game.legal_plays()
     assert only.moves == (Move(25, 22),)
+    assert game.only_play() == only
     events = game.auto_move(0, only)
     assert events == (Moved(0, events[0].play, automatic=True),)
     assert events[0].play.result == only.result

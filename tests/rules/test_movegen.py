@@ -27,7 +27,7 @@ from fibsd.rules.errors import (
     WrongDistance,
     WrongMoveCount,
 )
-from fibsd.rules.movegen import check_play, dice_playable, legal_plays, search
+from fibsd.rules.movegen import check_play, dice_playable, legal_plays, survey
 from fibsd.rules.notation import format_standard
 from fibsd.rules.play import Move
 from fibsd.rules.position import Position
@@ -311,11 +311,11 @@ def test_every_legal_play_checks() -> None:
             assert check_play(position, dice, pairs) == play
 
 
-def test_every_legal_play_uses_the_dice_the_search_counts() -> None:
-    """Every legal play moves as many checkers as the search says a roll's play uses
-    (the game takes its "playable" count from the search, not from the plays)."""
+def test_every_legal_play_uses_the_dice_the_survey_counts() -> None:
+    """Every legal play moves as many checkers as the survey says a roll's play uses
+    (the game takes its "playable" count from the survey, not from the plays)."""
     for position, dice in QUERIES:
-        plays, used = search(position, dice)
+        plays, used = legal_plays(position, dice), survey(position, dice).usable
         assert [len(play.moves) for play in plays] == [len(used)] * len(plays), (position, dice)
         assert max((len(play.moves) for play in plays), default=0) == len(used)
 
@@ -541,9 +541,10 @@ def test_module_runs_as_a_co_process() -> None:
     assert first["dice"] == [6, 5]
 
 
-def test_a_kept_search_checks_plays_and_errors_as_a_fresh_one() -> None:
-    """``check_play`` with the roll's ``search`` (as a game keeps it between the roll and
-    the move) finds the same plays and raises the same errors as searching again."""
+def test_a_kept_survey_checks_plays_and_errors_as_a_fresh_one() -> None:
+    """``check_play`` with the roll's surveyed dice (as a game keeps them between the roll
+    and the move) finds the same plays and raises the same errors as searching again; the
+    survey's plays are every legal play or, when it stopped early, the first two."""
     rng = random.Random(26)
     for _ in range(300):
         position = Position.initial()
@@ -552,9 +553,14 @@ def test_a_kept_search_checks_plays_and_errors_as_a_fresh_one() -> None:
             if plays:
                 position = rng.choice(plays).result.swap()
         dice = (rng.randint(1, 6), rng.randint(1, 6))
-        kept = movegen.search(position, dice)
-        assert kept[0] == legal_plays(position, dice)
-        tries = [[(m.src, m.dst) for m in play.moves] for play in kept[0]]
+        kept = movegen.survey(position, dice)
+        every = legal_plays(position, dice)
+        if kept.complete:
+            assert kept.plays == every and len(every) < 2
+        else:
+            assert len(kept.plays) == 2 and set(kept.plays) <= set(every)
+        assert len(kept.usable) == dice_playable(position, dice)
+        tries = [[(m.src, m.dst) for m in play.moves] for play in every]
         tries += [[(24, 24 - dice[0])], [(25, 0)], []]
         for pairs in tries:
             try:
@@ -562,7 +568,7 @@ def test_a_kept_search_checks_plays_and_errors_as_a_fresh_one() -> None:
             except (RulesError, ValueError) as error:
                 fresh = repr(error)
             try:
-                again: object = check_play(position, dice, pairs, kept)
+                again: object = check_play(position, dice, pairs, kept.usable)
             except (RulesError, ValueError) as error:
                 again = repr(error)
             assert again == fresh
