@@ -21,8 +21,15 @@ signed nibble per point plus one bit per hit point), so no board is copied until
 result turns up.  The representative kept for a result is the first one found: sources
 descending, the larger die first where both orders reach the same place.
 
+A game does not need every play of a roll, only whether there is none, one or several,
+and how many dice a play uses: ``survey`` stops the search at the second play that uses
+every die (most rolls), and the full list is made only for whoever asks for it.
+
 ``check_play`` accepts the typed pairs when they reach a legal result, and otherwise
-explains the refusal the way FIBS does, pair by pair in the order typed.  Decisions where
+explains the refusal the way FIBS does, pair by pair in the order typed.  A walk of the
+typed pairs made of legal single moves that uses the dice a legal play uses (the most
+dice, the larger one when only one plays) is itself a legal play, so the check needs
+the roll's dice count and never the list of plays.  Decisions where
 FIBS is silent or stricter:
 
 * Each pair is one checker's path.  A pair may span several dice (``13-8`` for 3-2,

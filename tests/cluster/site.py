@@ -35,7 +35,11 @@ from tests.server.transcript import DiceQueue
 
 LIMIT = 10.0  # seconds any expected line may take
 HEARTBEAT_MS = 100
-DEAD_AFTER_MS = 500
+# How long a silent node lives on: long enough that a stall of this process (a full
+# collection, no CPU on a loaded machine) never takes a node for dead.  Tests of a
+# node's death pass ``dead_after_ms=FAST_DEATH_MS`` and wait for it.
+DEAD_AFTER_MS = 5_000
+FAST_DEATH_MS = 500
 SECRET = "tests-cluster-secret-0123456789"  # the nodes' shared [cluster] secret
 
 
@@ -96,8 +100,9 @@ class Client(Protocol):
 
 class Site:
     def __init__(self, tmp_path: Path, redis_url: str | None, nodes: int,
-                 database: str | None = None) -> None:
+                 database: str | None = None, dead_after_ms: int = DEAD_AFTER_MS) -> None:
         self.database = database or str(tmp_path / "site.sqlite")
+        self.dead_after_ms = dead_after_ms
         self.redis_url = redis_url
         self.count = nodes
         self.services: list[FibsService] = []
@@ -122,7 +127,7 @@ class Site:
             assert self.redis_url is not None
             overrides.update({"cluster.url": self.redis_url, "cluster.node": f"n{index}",
                               "cluster.heartbeat_ms": HEARTBEAT_MS,
-                              "cluster.dead_after_ms": DEAD_AFTER_MS,
+                              "cluster.dead_after_ms": self.dead_after_ms,
                               "cluster.secret": SECRET})
         return make_settings(**{**overrides, **self.settings_overrides})
 

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest_twisted
 
-from tests.cluster.site import Site
+from tests.cluster.site import FAST_DEATH_MS, Site
 
 
 @pytest_twisted.ensureDeferred
 async def test_a_lost_broker_is_survived(tmp_path: Path, redis_server: Any) -> None:
-    site = Site(tmp_path, redis_server.url, nodes=2)
+    site = Site(tmp_path, redis_server.url, nodes=2, dead_after_ms=FAST_DEATH_MS)
     await site.start()
     try:
         alice = await site.login("alice", node=0)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest_twisted
 
-from tests.cluster.site import Site, play
+from tests.cluster.site import FAST_DEATH_MS, Site, play
 
 START = [
     ("login", "alice", True),
@@ -58,7 +58,8 @@ async def _run(tmp_path: Path, redis_url: str | None, nodes: int, places: dict[s
                script: list[tuple[Any, ...]], database: str | None = None
                ) -> dict[str, list[str]]:
     tmp_path.mkdir(exist_ok=True)
-    site = Site(tmp_path, redis_url, nodes=nodes, database=database)
+    site = Site(tmp_path, redis_url, nodes=nodes, database=database,
+                dead_after_ms=FAST_DEATH_MS)
     site.dice.add(list(ROLLS))
     await site.start()
     try:
@@ -120,7 +121,7 @@ async def test_a_command_waiting_on_a_dead_node_is_answered(tmp_path: Path,
                                                             redis_url: str) -> None:
     """bob's ``board`` goes to the match's node, which dies before answering: once it is
     taken for dead his session says so and goes on."""
-    site = Site(tmp_path, redis_url, nodes=2)
+    site = Site(tmp_path, redis_url, nodes=2, dead_after_ms=FAST_DEATH_MS)
     site.dice.add(list(ROLLS))
     await site.start()
     try:
