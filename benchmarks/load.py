@@ -442,9 +442,16 @@ class ServerProcess:
         return values["VmRSS"], values["VmHWM"]
 
     def stop(self, timeout: float = 120) -> int:
+        """SIGTERM, then SIGKILL after ``timeout`` seconds (an older commit logging out
+        10,000 users one by one can take longer): the run's figures are kept and the
+        kill is one of its problems (a negative exit status)."""
         self.process.send_signal(signal.SIGTERM)
         try:
             return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            print(f"{self.name}: not stopped {timeout:.0f} s after SIGTERM: killed")
+            self.process.kill()
+            return self.process.wait()
         finally:
             self.log.close()
 
