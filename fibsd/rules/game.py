@@ -126,9 +126,9 @@ class Game:
         self._turn: int | None = None
         self._dice: Dice | None = None
         # The legal plays of the roll being played; None until someone asks for them when
-        # the roll's survey stopped early (see ``movegen.survey``).
+        # the roll's survey stopped early (see ``movegen.survey``): then there are two
+        # or more.
         self._plays: tuple[Play, ...] | None = ()
-        self._only: Play | None = None  # the roll's one legal play, if it has only one
         self._usable: tuple[int, ...] = ()  # the dice the move must use: it is checked by them
         self._playable = [0, 0]
         self._forced = [0, 0]
@@ -234,7 +234,8 @@ class Game:
     def only_play(self) -> Play | None:
         """The one legal play of the dice rolled, when there is exactly one (a forced
         move); None otherwise or outside ``MOVE``.  Cheaper than ``legal_plays()``."""
-        return self._only if self._phase is Phase.MOVE else None
+        plays = self._plays if self._phase is Phase.MOVE else None
+        return plays[0] if plays is not None and len(plays) == 1 else None
 
     @property
     def cube(self) -> int:
@@ -476,7 +477,6 @@ class Game:
         else:
             self._dice = dice
             self._plays = found.plays if found.complete else None
-            self._only = found.plays[0] if found.complete and len(found.plays) == 1 else None
             self._usable = found.usable  # the move that follows is checked against them
             self._phase = Phase.MOVE
         return events
@@ -485,7 +485,6 @@ class Game:
         self._turn = _other(player)
         self._dice = None
         self._plays = ()
-        self._only = None
         self._cube_turned = False
         self._phase = Phase.ROLL
 
@@ -505,7 +504,6 @@ class Game:
         self._phase = Phase.OVER
         self._dice = None
         self._plays = ()
-        self._only = None
         self._offer = None
         self._resignation = None
         return self._result

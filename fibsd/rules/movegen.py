@@ -118,7 +118,7 @@ def legal_plays(position: Position, dice: tuple[int, int]) -> tuple[Play, ...]:
     >>> legal_plays(Position.initial(), (6, 6))[0].moves[0]
     Move(src=24, dst=18, hit=False)
     """
-    return _plays(position, _check_dice(dice))[0]
+    return _built(position, _search(position, _check_dice(dice))[0])
 
 
 class Survey(NamedTuple):
@@ -141,12 +141,6 @@ def survey(position: Position, dice: tuple[int, int]) -> Survey:
     that uses all of them is legal."""
     found, used, complete = _search(position, _check_dice(dice), enough=2)
     return Survey(_built(position, found), used, complete)
-
-
-def _plays(position: Position, dice: tuple[int, int]) -> tuple[tuple[Play, ...], tuple[int, ...]]:
-    """The legal plays and the dice they use (see ``_search``)."""
-    found, used, _ = _search(position, dice)
-    return _built(position, found), used
 
 
 def _built(position: Position, found: _Found) -> tuple[Play, ...]:

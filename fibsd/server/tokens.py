@@ -31,9 +31,9 @@ from twisted.internet.defer import Deferred, maybeDeferred
 
 from fibsd.server.dbthread import unattended
 from fibsd.server.lobby import Lobby, on_login
+from fibsd.server.user import Line
 
 if TYPE_CHECKING:
-    from fibsd.config import Settings
     from fibsd.server.user import OnlineUser
 
 PREFIX = "token:"  # in the password's place of the login line
@@ -41,27 +41,16 @@ ASK = "token"  # the login line's sixth word
 LINE = "token: {secret}"  # the answer, after the login block
 
 
-class Holder(Protocol):
+class Holder(Line, Protocol):
     """A connection here, which may hold a token (``fibsd.server.session.Session``):
     named here, so that the tokens need nothing of the module that makes sessions."""
 
     web: bool
     token_hash: str | None
     token_guard: str
-    user: OnlineUser | None
 
     @property
     def lobby(self) -> Lobby: ...
-
-    @property
-    def db(self) -> Any: ...
-
-    @property
-    def settings(self) -> Settings: ...
-
-    def now(self) -> int: ...
-
-    def notify(self, *lines: str) -> None: ...
 
 
 def _digest(secret: str) -> str:

@@ -88,9 +88,9 @@ def _played(side: str) -> str:
 
 
 _PLAYED = f"({_played('winner')} OR {_played('loser')})"
-# made once: every game action runs it, and a string made anew is hashed anew
-# One statement per save, made at every game action: the row is written only when both
-# players exist (no row: ``_save`` says who does not), so no query before it.
+# One statement per save, run at every game action (made once: a string made anew is
+# hashed anew): the row is written only when both players exist (no row: ``_save`` says
+# who does not), so no query before it.
 _SAVE_MATCH = (
     f"INSERT INTO saved_matches ({_SAVED_COLUMNS})"
     " SELECT ?, ?, CAST(? AS BIGINT), CAST(? AS TEXT)"
